@@ -1,0 +1,62 @@
+// A burst of launches, `concurrency` at a time, measured on the calling thread.
+// Shared by the event-loop, throughput and big-parent suites.
+import { startLoopMonitor } from "./loop-monitor.mjs";
+import { mainThreadCpuNs } from "./procfs.mjs";
+import { percentile, sum } from "./stats.mjs";
+
+/** A few launches before measuring, so pools, workers and the helper exist. */
+export async function warmUp(way, file, args, count = 4) {
+  await Promise.all(Array.from({ length: count }, () => way.launch(file, args).done));
+}
+
+/**
+ * Runs `n` launches of file+args to completion through `way`, `concurrency` at a
+ * time. Throws (and so fails the benchmark) if any launch fails.
+ */
+export async function runBurst(way, { n, concurrency, file, args, timeline = false }) {
+  const blocked = [];
+  let next = 0;
+  let failure = null;
+  const monitor = startLoopMonitor();
+  // Let the monitors take their first samples before the burst starts.
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  const cpu0 = mainThreadCpuNs();
+  const t0 = performance.now();
+  const lane = async () => {
+    while (next < n && !failure) {
+      next++;
+      const { done, blockedMs } = way.launch(file, args);
+      blocked.push(blockedMs);
+      try {
+        await done;
+      } catch (error) {
+        failure ??= error;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, n) }, lane));
+  const wallMs = performance.now() - t0;
+  const cpuNs = mainThreadCpuNs() - cpu0;
+  const loop = monitor.stop();
+  if (failure) {
+    throw new Error(`${way.name}: launch of ${file} failed: ${failure.message}`, { cause: failure });
+  }
+  return {
+    n,
+    concurrency,
+    blockedTotalMs: sum(blocked),
+    blockedPerLaunchMs: sum(blocked) / n,
+    blockedP50Ms: percentile(blocked, 50),
+    blockedMaxMs: Math.max(...blocked),
+    loopP50Ms: loop.p50,
+    loopP99Ms: loop.p99,
+    loopMaxMs: loop.max,
+    wallMs,
+    perSecond: n / (wallMs / 1000),
+    cpuPerLaunchMs: cpuNs / 1e6 / n,
+    // Time-weighted view of the same thing: the histogram counts one sample per
+    // stall however long it is, this sums how late every 5 ms timer fired.
+    loopStalledShare: sum(loop.timeline.map(([, late]) => late)) / wallMs,
+    timeline: timeline ? loop.timeline : undefined,
+  };
+}

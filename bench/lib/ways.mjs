@@ -1,0 +1,114 @@
+// The ways a benchmark can start processes, behind one small interface so every
+// suite measures them the same way:
+//   launch(file, args, options) -> { done: Promise<{stdout, stderr}>, blockedMs }
+//   spawn(file, args, options)  -> { ready: Promise<child>, blockedMs }
+// blockedMs is the time the calling thread spent inside the start call itself, the
+// part no other callback can run during. Work the way does later on the same
+// thread (decoding replies, relaying output) is not in it; it shows up in the
+// event-loop delay and in the calling-thread CPU that the suites also report.
+import * as cp from "node:child_process";
+import { WorkerHost } from "../worker-host.mjs";
+import { findHelperPid } from "./procfs.mjs";
+
+export const ALL_WAYS = ["child_process", "worker-host", "spawnhost"];
+export const KNOWN_WAYS = [...ALL_WAYS, "inline"];
+
+export const LABELS = {
+  child_process: "node:child_process",
+  "worker-host": "worker-thread host",
+  spawnhost: "spawnhost (helper)",
+  inline: "spawnhost (inline)",
+};
+
+function childProcessWay() {
+  return {
+    name: "child_process",
+    launch(file, args, options = {}) {
+      let resolve, reject;
+      const done = new Promise((res, rej) => ((resolve = res), (reject = rej)));
+      const t0 = performance.now();
+      cp.execFile(file, args, options, (error, stdout, stderr) =>
+        error ? reject(Object.assign(error, { stdout, stderr })) : resolve({ stdout, stderr }),
+      );
+      return { done, blockedMs: performance.now() - t0 };
+    },
+    spawn(file, args, options = {}) {
+      const t0 = performance.now();
+      const child = cp.spawn(file, args, options);
+      const blockedMs = performance.now() - t0;
+      const ready = new Promise((resolve, reject) => {
+        child.once("spawn", () => resolve(child));
+        child.once("error", reject);
+      });
+      return { ready, blockedMs };
+    },
+    helperPid: () => null,
+    async close() {},
+  };
+}
+
+function workerHostWay() {
+  const host = new WorkerHost({ maxPoolWorkers: 4 });
+  return {
+    name: "worker-host",
+    host,
+    launch(file, args, options = {}) {
+      const t0 = performance.now();
+      const done = host.execFile(file, args, options);
+      return { done, blockedMs: performance.now() - t0 };
+    },
+    spawn(file, args, options = {}) {
+      const t0 = performance.now();
+      const ready = host.spawn(file, args, options);
+      return { ready, blockedMs: performance.now() - t0 };
+    },
+    helperPid: () => null,
+    close: () => host.shutdown(),
+  };
+}
+
+async function processHostWay(mode) {
+  let ProcessHost;
+  try {
+    ({ ProcessHost } = await import("spawnhost"));
+  } catch (error) {
+    throw new Error(`cannot load the spawnhost package (run npm install at the repo root): ${error.message}`);
+  }
+  const host = new ProcessHost({ mode });
+  return {
+    name: mode === "helper" ? "spawnhost" : "inline",
+    host,
+    launch(file, args, options = {}) {
+      const t0 = performance.now();
+      const done = host.execFile(file, args, options);
+      return { done, blockedMs: performance.now() - t0 };
+    },
+    spawn(file, args, options = {}) {
+      const t0 = performance.now();
+      const ready = host.spawn(file, args, options);
+      return { ready, blockedMs: performance.now() - t0 };
+    },
+    helperPid() {
+      if (mode !== "helper") return null;
+      const fromHost = host.helperPid ?? host.pid;
+      return typeof fromHost === "number" ? fromHost : findHelperPid();
+    },
+    close: () => host.shutdown(),
+  };
+}
+
+/** Creates the way named `name`. */
+export async function makeWay(name) {
+  switch (name) {
+    case "child_process":
+      return childProcessWay();
+    case "worker-host":
+      return workerHostWay();
+    case "spawnhost":
+      return processHostWay("helper");
+    case "inline":
+      return processHostWay("inline");
+    default:
+      throw new TypeError(`unknown way ${JSON.stringify(name)}; expected one of ${KNOWN_WAYS.join(", ")}`);
+  }
+}
