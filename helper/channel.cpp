@@ -1,0 +1,91 @@
+#include "channel.hpp"
+
+#include <asio/read.hpp>
+#include <asio/write.hpp>
+
+namespace spawnhost {
+
+channel::channel(asio::io_context& io, int in_fd, int out_fd, handler& h)
+    : in_(io, in_fd), out_(io, out_fd), handler_(h) {}
+
+void channel::start_reading() { read_more(); }
+
+void channel::read_more() {
+  in_.async_read_some(asio::buffer(read_buffer_), [this](std::error_code ec, std::size_t n) {
+    if (!reading_) return;
+    if (ec) {
+      reading_ = false;
+      if (decoder_.mid_frame()) {
+        handler_.on_input_end(decode_error::truncated,
+                              "input ended inside a frame (" + std::to_string(decoder_.buffered()) + " bytes buffered)");
+      } else {
+        handler_.on_input_end(decode_error::none, {});
+      }
+      return;
+    }
+    const decode_error e = decoder_.feed(read_buffer_.data(), n, [this](std::string_view body) {
+      if (reading_) handler_.on_frame(body);
+    });
+    if (e == decode_error::oversized) {
+      reading_ = false;
+      handler_.on_input_end(e, "a frame exceeds the " + std::to_string(protocol::max_body_bytes) + "-byte limit");
+      return;
+    }
+    if (reading_) read_more();
+  });
+}
+
+void channel::send(std::string frame) {
+  if (write_failed_) return;
+  queued_ += frame.size();
+  queue_.push_back(std::move(frame));
+  if (!writing_) write_more();
+}
+
+void channel::write_more() {
+  if (queue_.empty() || write_failed_) {
+    writing_ = false;
+    if (on_flushed_) std::exchange(on_flushed_, nullptr)();
+    return;
+  }
+  writing_ = true;
+  // Gather what is queued into one writev: many small frames cost one system call.
+  in_flight_.clear();
+  std::size_t frames = 0;
+  for (const auto& f : queue_) {
+    if (frames == 64) break;
+    in_flight_.emplace_back(f.data(), f.size());
+    ++frames;
+  }
+  asio::async_write(out_, in_flight_, [this, frames](std::error_code ec, std::size_t) {
+    if (ec) {
+      // Node is gone or stopped reading for good: nothing more can be said.
+      write_failed_ = true;
+      queue_.clear();
+      queued_ = 0;
+      writing_ = false;
+      if (on_flushed_) std::exchange(on_flushed_, nullptr)();
+      handler_.on_input_end(decode_error::none, "output closed");
+      return;
+    }
+    for (std::size_t i = 0; i < frames; ++i) {
+      queued_ -= queue_.front().size();
+      queue_.pop_front();
+    }
+    if (room_wanted_ && queued_ < low_mark) {
+      room_wanted_ = false;
+      handler_.on_output_room();
+    }
+    write_more();
+  });
+}
+
+void channel::when_flushed(std::function<void()> done) {
+  if (!writing_ || write_failed_) {
+    done();
+    return;
+  }
+  on_flushed_ = std::move(done);
+}
+
+}  // namespace spawnhost

@@ -1,0 +1,90 @@
+// spawnhost-helper: creates processes for one Node.js host, speaking the protocol in
+// schema/README.md on its stdin/stdout. Diagnostics go to stderr only.
+//
+//   spawnhost-helper [--launch-threads N] [--grace-ms MS] [--inherit-fds A,B,C]
+//   spawnhost-helper --version
+#include <asio/io_context.hpp>
+#include <asio/signal_set.hpp>
+
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <string_view>
+#include <thread>
+
+#include "launch_pool.hpp"
+#include "process.hpp"
+#include "session.hpp"
+
+#ifndef SPAWNHOST_VERSION
+#error "SPAWNHOST_VERSION must be defined by the build (from js/package.json)"
+#endif
+
+namespace {
+
+struct arguments {
+  std::size_t launch_threads = 2;
+  long grace_ms = 5000;
+  int inherited[3] = {-1, -1, -1};
+};
+
+bool parse_number(std::string_view text, long& out) {
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return ec == std::errc() && end == text.data() + text.size() && out >= 0;
+}
+
+int usage(const char* problem) {
+  std::fprintf(stderr, "spawnhost-helper: %s\nusage: spawnhost-helper [--launch-threads N] [--grace-ms MS] "
+               "[--inherit-fds A,B,C] | --version\n", problem);
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  arguments args;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    const char* value = i + 1 < argc ? argv[i + 1] : nullptr;
+    long n = 0;
+    if (arg == "--version") {
+      std::printf("%s\n", SPAWNHOST_VERSION);
+      return 0;
+    } else if (arg == "--launch-threads" && value && parse_number(value, n) && n >= 1 && n <= 64) {
+      args.launch_threads = static_cast<std::size_t>(n);
+      ++i;
+    } else if (arg == "--grace-ms" && value && parse_number(value, n)) {
+      args.grace_ms = n;
+      ++i;
+    } else if (arg == "--inherit-fds" && value) {
+      std::string_view list = value;
+      for (int fd = 0; fd < 3; ++fd) {
+        const auto comma = list.find(',');
+        if (!parse_number(list.substr(0, comma), n)) return usage("--inherit-fds takes three descriptor numbers");
+        args.inherited[fd] = static_cast<int>(n);
+        list = comma == std::string_view::npos ? std::string_view{} : list.substr(comma + 1);
+      }
+      ++i;
+    } else {
+      return usage((std::string("unknown or invalid argument: ") + argv[i]).c_str());
+    }
+  }
+
+  spawnhost::prepare_helper_process();
+  spawnhost::launch_pool pool(args.launch_threads);
+  asio::io_context io(1);
+  spawnhost::session_config config;
+  config.version = SPAWNHOST_VERSION;
+  config.grace = std::chrono::milliseconds(args.grace_ms);
+  std::memcpy(config.inherited, args.inherited, sizeof args.inherited);
+  spawnhost::session session(io, pool, config, 0, 1);
+
+  // SIGTERM (also our parent-death signal) ends children the orderly way.
+  asio::signal_set signals(io, SIGTERM, SIGHUP);
+  signals.async_wait([&](std::error_code ec, int) {
+    if (!ec) session.begin_shutdown(config.grace);
+  });
+  session.start();
+  io.run();
+  return 0;
+}

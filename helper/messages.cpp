@@ -1,0 +1,298 @@
+// Decoding is strict on purpose: a field of the wrong type, an unknown option or an
+// extra element is an error, never guessed at, so a newer peer is never half-understood.
+#include "messages.hpp"
+
+#include <msgpack.hpp>
+
+#include <limits>
+
+namespace spawnhost {
+namespace {
+
+using protocol::msg;
+
+struct failure {
+  decode_error error;
+  std::string detail;
+};
+
+bool as_uint(const msgpack::object& o, std::uint64_t& out) {
+  if (o.type != msgpack::type::POSITIVE_INTEGER) return false;
+  out = o.via.u64;
+  return true;
+}
+
+bool as_str(const msgpack::object& o, std::string& out) {
+  if (o.type != msgpack::type::STR) return false;
+  out.assign(o.via.str.ptr, o.via.str.size);
+  return true;
+}
+
+bool as_str_array(const msgpack::object& o, std::vector<std::string>& out) {
+  if (o.type != msgpack::type::ARRAY) return false;
+  out.clear();
+  out.reserve(o.via.array.size);
+  for (std::uint32_t i = 0; i < o.via.array.size; ++i) {
+    if (!as_str(o.via.array.ptr[i], out.emplace_back())) return false;
+  }
+  return true;
+}
+
+// Reads field `index` (1-based after the code) or records which one was wrong.
+template <class T, class Reader>
+void field(const msgpack::object_array& a, std::uint32_t index, const char* name, T& out, Reader read,
+           std::optional<failure>& fail) {
+  if (fail) return;
+  if (!read(a.ptr[index], out)) fail = failure{decode_error::bad_field, std::string("field '") + name + "' has the wrong type"};
+}
+
+void read_id(const msgpack::object_array& a, std::uint64_t& id, std::optional<failure>& fail) {
+  field(a, 1, "id", id, as_uint, fail);
+  if (!fail && id == 0) fail = failure{decode_error::bad_field, "request id 0 is reserved"};
+}
+
+std::optional<failure> read_options(const msgpack::object& o, spawn_options& opts) {
+  if (o.type != msgpack::type::MAP) return failure{decode_error::bad_field, "field 'options' is not a map"};
+  for (std::uint32_t i = 0; i < o.via.map.size; ++i) {
+    const auto& kv = o.via.map.ptr[i];
+    std::string key;
+    if (!as_str(kv.key, key)) return failure{decode_error::bad_option, "an option key is not a string"};
+    const auto& v = kv.val;
+    bool ok = true;
+    std::uint64_t u = 0;
+    std::string s;
+    namespace opt = protocol::option;
+    if (key == opt::cwd) ok = as_str(v, opts.cwd.emplace());
+    else if (key == opt::env) ok = as_str_array(v, opts.env.emplace());
+    else if (key == opt::argv0) ok = as_str(v, opts.argv0.emplace());
+    else if (key == opt::stdio) {
+      ok = v.type == msgpack::type::ARRAY && v.via.array.size == 3;
+      for (std::uint32_t k = 0; ok && k < 3; ++k) {
+        ok = as_uint(v.via.array.ptr[k], u) && u <= static_cast<std::uint64_t>(protocol::stdio_kind::inherit);
+        if (ok) opts.stdio[k] = static_cast<protocol::stdio_kind>(u);
+      }
+    } else if (key == opt::detached) {
+      ok = v.type == msgpack::type::BOOLEAN;
+      if (ok) opts.detached = v.via.boolean;
+    } else if (key == opt::timeout_ms) ok = as_uint(v, opts.timeout_ms);
+    else if (key == opt::kill_signal) ok = as_str(v, opts.kill_signal);
+    else if (key == opt::max_buffer) ok = as_uint(v, opts.max_buffer);
+    else if (key == opt::credit) ok = as_uint(v, opts.credit.emplace());
+    else if (key == opt::uid || key == opt::gid) {
+      ok = as_uint(v, u) && u <= std::numeric_limits<std::uint32_t>::max();
+      if (ok) (key == opt::uid ? opts.uid : opts.gid) = static_cast<std::uint32_t>(u);
+    } else return failure{decode_error::bad_option, "unknown spawn option '" + key + "'"};
+    if (!ok) return failure{decode_error::bad_option, "spawn option '" + key + "' has the wrong type"};
+  }
+  return std::nullopt;
+}
+
+std::size_t expected_size(msg code) {
+  switch (code) {
+    case msg::spawn: return protocol::spawn_size;
+    case msg::write: return protocol::write_size;
+    case msg::end: return protocol::end_size;
+    case msg::kill: return protocol::kill_size;
+    case msg::credit: return protocol::credit_size;
+    case msg::shutdown: return protocol::shutdown_size;
+    case msg::remove_tree: return protocol::remove_tree_size;
+    default: return 0;  // not a message the helper accepts
+  }
+}
+
+decoded_request decode_array(const msgpack::object_array& a) {
+  decoded_request out;
+  std::uint64_t code = 0;
+  if (!as_uint(a.ptr[0], code) || code > 255 || expected_size(static_cast<msg>(code)) == 0) {
+    out.error = decode_error::unknown_message;
+    out.detail = "unknown message type";
+    if (code) out.detail += " " + std::to_string(code);
+    return out;
+  }
+  const auto type = static_cast<msg>(code);
+  if (a.size >= 2 && a.ptr[1].type == msgpack::type::POSITIVE_INTEGER && type != msg::shutdown) out.id = a.ptr[1].via.u64;
+  if (a.size != expected_size(type)) {
+    out.error = decode_error::wrong_size;
+    out.detail = "message type " + std::to_string(code) + " needs " + std::to_string(expected_size(type)) +
+                 " elements, got " + std::to_string(a.size);
+    return out;
+  }
+  std::optional<failure> fail;
+  switch (type) {
+    case msg::spawn: {
+      spawn_request r;
+      read_id(a, r.id, fail);
+      field(a, 2, "file", r.file, as_str, fail);
+      field(a, 3, "args", r.args, as_str_array, fail);
+      if (!fail) fail = read_options(a.ptr[4], r.options);
+      out.value = std::move(r);
+      break;
+    }
+    case msg::write: {
+      write_request r;
+      read_id(a, r.id, fail);
+      if (!fail && a.ptr[2].type != msgpack::type::BIN) fail = failure{decode_error::bad_field, "field 'bytes' is not binary"};
+      if (!fail) r.bytes.assign(a.ptr[2].via.bin.ptr, a.ptr[2].via.bin.size);
+      out.value = std::move(r);
+      break;
+    }
+    case msg::end: {
+      end_request r;
+      read_id(a, r.id, fail);
+      out.value = r;
+      break;
+    }
+    case msg::kill: {
+      kill_request r;
+      read_id(a, r.id, fail);
+      field(a, 2, "signal", r.signal, as_str, fail);
+      out.value = std::move(r);
+      break;
+    }
+    case msg::credit: {
+      credit_request r;
+      std::uint64_t fd = 0;
+      read_id(a, r.id, fail);
+      field(a, 2, "fd", fd, as_uint, fail);
+      field(a, 3, "bytes", r.bytes, as_uint, fail);
+      if (!fail && fd != 1 && fd != 2) fail = failure{decode_error::bad_field, "credit fd must be 1 or 2"};
+      r.fd = static_cast<std::uint32_t>(fd);
+      out.value = r;
+      break;
+    }
+    case msg::shutdown: {
+      shutdown_request r;
+      field(a, 1, "grace_ms", r.grace_ms, as_uint, fail);
+      out.value = r;
+      break;
+    }
+    case msg::remove_tree: {
+      remove_tree_request r;
+      read_id(a, r.id, fail);
+      field(a, 2, "path", r.path, as_str, fail);
+      out.value = std::move(r);
+      break;
+    }
+    default: break;
+  }
+  if (fail) {
+    out.error = fail->error;
+    out.detail = std::move(fail->detail);
+  }
+  return out;
+}
+
+// msgpack::packer wants a sink with write(); frames are built in place, the length
+// prefix patched in at the end.
+struct frame_sink {
+  std::string bytes = std::string(4, '\0');
+  void write(const char* p, std::size_t n) { bytes.append(p, n); }
+  std::string finish() {
+    const auto n = static_cast<std::uint32_t>(bytes.size() - 4);
+    for (int i = 0; i < 4; ++i) bytes[i] = static_cast<char>((n >> (8 * i)) & 0xff);
+    return std::move(bytes);
+  }
+};
+
+class frame_builder {
+ public:
+  frame_builder(msg code, std::size_t size) : pk_(sink_) {
+    pk_.pack_array(static_cast<std::uint32_t>(size));
+    pk_.pack_uint8(static_cast<std::uint8_t>(code));
+  }
+  frame_builder& u(std::uint64_t v) { pk_.pack_uint64(v); return *this; }
+  frame_builder& i(std::int64_t v) { pk_.pack_int64(v); return *this; }
+  frame_builder& b(bool v) { v ? pk_.pack_true() : pk_.pack_false(); return *this; }
+  frame_builder& s(std::string_view v) {
+    pk_.pack_str(static_cast<std::uint32_t>(v.size()));
+    pk_.pack_str_body(v.data(), static_cast<std::uint32_t>(v.size()));
+    return *this;
+  }
+  frame_builder& s(std::optional<std::string_view> v) { return v ? s(*v) : nil(); }
+  frame_builder& bin(const char* p, std::size_t n) {
+    pk_.pack_bin(static_cast<std::uint32_t>(n));
+    pk_.pack_bin_body(p, static_cast<std::uint32_t>(n));
+    return *this;
+  }
+  frame_builder& nil() { pk_.pack_nil(); return *this; }
+  std::string finish() { return sink_.finish(); }
+
+ private:
+  frame_sink sink_;
+  msgpack::packer<frame_sink> pk_;
+};
+
+}  // namespace
+
+decoded_request decode_request(std::string_view body) noexcept {
+  decoded_request out;
+  try {
+    std::size_t offset = 0;
+    // Limits keep a lying header (an array "of 4 billion elements") from allocating:
+    // no container can hold more elements than the body has bytes.
+    const std::size_t n = body.size();
+    const msgpack::unpack_limit limit(n, n / 2, n, n, n, 8);
+    msgpack::object_handle handle = msgpack::unpack(body.data(), n, offset, nullptr, nullptr, limit);
+    if (offset != n) {
+      out.error = decode_error::not_msgpack;
+      out.detail = "trailing bytes after the message";
+      return out;
+    }
+    const msgpack::object& o = handle.get();
+    if (o.type != msgpack::type::ARRAY || o.via.array.size == 0) {
+      out.error = decode_error::not_array;
+      out.detail = "a message must be a non-empty array";
+      return out;
+    }
+    return decode_array(o.via.array);
+  } catch (const std::bad_alloc&) {
+    out.error = decode_error::not_msgpack;
+    out.detail = "message too large to decode";
+  } catch (const std::exception& e) {
+    out.error = decode_error::not_msgpack;
+    out.detail = std::string("not MessagePack: ") + e.what();
+  }
+  return out;
+}
+
+namespace encode {
+using protocol::msg;
+std::string hello(std::string_view version, std::uint64_t pid) {
+  return frame_builder(msg::hello, protocol::hello_size).u(protocol::version).s(version).u(pid).finish();
+}
+std::string spawned(std::uint64_t id, std::uint64_t pid, std::uint64_t create_us, std::uint64_t queued_us) {
+  return frame_builder(msg::spawned, protocol::spawned_size).u(id).u(pid).u(create_us).u(queued_us).finish();
+}
+std::string spawn_error(std::uint64_t id, std::string_view code, std::string_view stage) {
+  return frame_builder(msg::spawn_error, protocol::spawn_error_size).u(id).s(code).s(stage).finish();
+}
+std::string data(std::uint64_t id, std::uint32_t fd, const char* bytes, std::size_t size) {
+  return frame_builder(msg::data, protocol::data_size).u(id).u(fd).bin(bytes, size).finish();
+}
+std::string eof(std::uint64_t id, std::uint32_t fd) {
+  return frame_builder(msg::eof, protocol::eof_size).u(id).u(fd).finish();
+}
+std::string exit(std::uint64_t id, std::optional<std::int64_t> status, std::optional<std::string_view> signal,
+                 std::uint32_t flags) {
+  frame_builder f(msg::exit, protocol::exit_size);
+  f.u(id);
+  status ? f.i(*status) : f.nil();
+  return f.s(signal).u(flags).finish();
+}
+std::string written(std::uint64_t id, std::uint64_t bytes) {
+  return frame_builder(msg::written, protocol::written_size).u(id).u(bytes).finish();
+}
+std::string stdin_error(std::uint64_t id, std::string_view code) {
+  return frame_builder(msg::stdin_error, protocol::stdin_error_size).u(id).s(code).finish();
+}
+std::string error(std::optional<std::uint64_t> id, bool fatal, std::string_view message) {
+  frame_builder f(msg::error, protocol::error_size);
+  id ? f.u(*id) : f.nil();
+  return f.b(fatal).s(message).finish();
+}
+std::string removed(std::uint64_t id, std::optional<std::string_view> code, std::optional<std::string_view> syscall) {
+  return frame_builder(msg::removed, protocol::removed_size).u(id).s(code).s(syscall).finish();
+}
+}  // namespace encode
+
+}  // namespace spawnhost

@@ -1,0 +1,74 @@
+// The messages Node sends (decoded into typed requests) and the ones the helper sends
+// (encoded straight into frames). Shapes and codes come from schema/protocol.json via
+// protocol_generated.hpp; see schema/README.md for what each one means.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "decode_error.hpp"
+#include "protocol_generated.hpp"
+
+namespace spawnhost {
+
+struct spawn_options {
+  std::optional<std::string> cwd;
+  std::optional<std::vector<std::string>> env;  // absent: the helper's environment
+  std::optional<std::string> argv0;
+  std::array<protocol::stdio_kind, 3> stdio{protocol::stdio_kind::pipe, protocol::stdio_kind::pipe,
+                                            protocol::stdio_kind::pipe};
+  bool detached = false;
+  std::uint64_t timeout_ms = 0;        // 0: none
+  std::string kill_signal = "SIGTERM";
+  std::uint64_t max_buffer = 0;        // 0: no cap
+  std::optional<std::uint64_t> credit;  // absent: unlimited, no credit round trips
+  std::optional<std::uint32_t> uid;
+  std::optional<std::uint32_t> gid;
+};
+
+struct spawn_request {
+  std::uint64_t id;
+  std::string file;
+  std::vector<std::string> args;
+  spawn_options options;
+};
+struct write_request { std::uint64_t id; std::string bytes; };
+struct end_request { std::uint64_t id; };
+struct kill_request { std::uint64_t id; std::string signal; };
+struct credit_request { std::uint64_t id; std::uint32_t fd; std::uint64_t bytes; };
+struct shutdown_request { std::uint64_t grace_ms; };
+struct remove_tree_request { std::uint64_t id; std::string path; };
+
+using request = std::variant<spawn_request, write_request, end_request, kill_request, credit_request,
+                             shutdown_request, remove_tree_request>;
+
+struct decoded_request {
+  decode_error error = decode_error::none;
+  std::string detail;             // what was wrong, for the error message
+  std::optional<std::uint64_t> id;  // the request id, when it could be read
+  request value;
+};
+
+// Decodes one frame body. Never throws; bad input yields error != none.
+decoded_request decode_request(std::string_view body) noexcept;
+
+// Encoders: each returns a complete frame (length prefix included).
+namespace encode {
+std::string hello(std::string_view version, std::uint64_t pid);
+std::string spawned(std::uint64_t id, std::uint64_t pid, std::uint64_t create_us, std::uint64_t queued_us);
+std::string spawn_error(std::uint64_t id, std::string_view code, std::string_view stage);
+std::string data(std::uint64_t id, std::uint32_t fd, const char* bytes, std::size_t size);
+std::string eof(std::uint64_t id, std::uint32_t fd);
+std::string exit(std::uint64_t id, std::optional<std::int64_t> status, std::optional<std::string_view> signal,
+                 std::uint32_t flags);
+std::string written(std::uint64_t id, std::uint64_t bytes);
+std::string stdin_error(std::uint64_t id, std::string_view code);
+std::string error(std::optional<std::uint64_t> id, bool fatal, std::string_view message);
+std::string removed(std::uint64_t id, std::optional<std::string_view> code, std::optional<std::string_view> syscall);
+}  // namespace encode
+
+}  // namespace spawnhost

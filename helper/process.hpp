@@ -1,0 +1,52 @@
+// The operating-system side of a child: create, signal, reap. One implementation per
+// platform (process_posix.cpp; a Windows twin later), chosen by CMake, so the logic
+// files above it contain no #ifdefs.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <system_error>
+
+#include "messages.hpp"
+#include "unique_fd.hpp"
+
+namespace spawnhost {
+
+struct launched_process {
+  std::error_code error;     // set when the process could not be created
+  const char* stage = "";    // the step that failed: pipe, chdir, setgid, setuid, exec, pidfd
+  int pid = -1;
+  unique_fd exit_handle;     // becomes readable when the process exits (a pidfd on Linux)
+  unique_fd stdio[3];        // our ends of piped stdio (stdin: write end), else invalid
+  std::uint64_t create_us = 0;  // time inside the OS call that created the process
+};
+
+// Creates the process described by `request`. Blocking: call it on a launch thread.
+// All descriptors it opens are close-on-exec; the child gets only its stdio.
+// `inherited` are the helper's descriptors given to children for stdio "inherit".
+launched_process launch_process(const spawn_request& request, const int (&inherited)[3]) noexcept;
+
+struct exit_status {
+  std::optional<std::int64_t> code;  // set when the process exited normally
+  int signal = 0;                    // set when a signal ended it
+};
+
+// Collects the exit status of a process whose exit handle is readable.
+std::error_code reap_process(int pid, int exit_handle, exit_status& out) noexcept;
+
+// Sends `signal` to the process (through its pidfd: no race with PID reuse).
+std::error_code signal_process(int pid, int exit_handle, int signal) noexcept;
+
+// Signal names as Node spells them ("SIGTERM"); nullopt when unknown here.
+std::optional<int> signal_number(std::string_view name) noexcept;
+std::optional<std::string_view> signal_name(int signal) noexcept;
+
+// "ENOENT" for ENOENT; "UNKNOWN" when the platform has no name for it.
+const char* errno_name(int error) noexcept;
+
+// One-time process setup of the helper itself: own process group, SIGPIPE ignored,
+// descriptor limit raised, inherited descriptors marked close-on-exec, parent-death signal.
+void prepare_helper_process() noexcept;
+
+}  // namespace spawnhost

@@ -1,0 +1,316 @@
+// Linux process creation with clone(CLONE_VM | CLONE_VFORK): the child borrows the
+// helper's memory until it execs, so creation costs the same whatever the helper's
+// size, and it can do what posix_spawn cannot (PR_SET_PDEATHSIG, setuid/setgid).
+//
+// The child runs on its own small stack and must only make async-signal-safe system
+// calls: it shares memory with a running multi-threaded process. Everything it needs
+// (argv, envp, candidate paths) is prepared here, before the clone. It reports a failure
+// by writing errno into `child_args` (shared memory) and exiting with 127; because of
+// CLONE_VFORK the parent reads it only after the child has exec'd or exited.
+#include <fcntl.h>
+#include <linux/close_range.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <grp.h>
+
+#include <array>
+#include <cerrno>
+#include <chrono>
+#include <memory>
+#include <vector>
+
+#include "process.hpp"
+
+#ifndef P_PIDFD
+#define P_PIDFD 3
+#endif
+
+extern char** environ;
+
+namespace spawnhost {
+namespace {
+
+constexpr std::size_t child_stack_size = 64 * 1024;
+
+struct child_args {
+  char* const* argv;
+  char* const* envp;
+  std::vector<const char*> candidates;  // paths to try with execve, PATH order
+  const char* cwd;
+  int stdio[3];
+  bool detached;
+  pid_t helper_pid;
+  std::optional<std::uint32_t> uid, gid;
+  // Written by the child on failure:
+  int error;
+  const char* stage;
+};
+
+[[noreturn]] void child_fail(child_args* a, const char* stage) {
+  a->error = errno;
+  a->stage = stage;
+  _exit(127);
+}
+
+int child_main(void* raw) {
+  auto* a = static_cast<child_args*>(raw);
+  // Dispositions: the parent blocked every signal before cloning, so no handler can
+  // run on this shared memory. Reset all to default (SIGPIPE is ignored in the helper,
+  // and ignored signals survive exec), then unblock, as Node does for its children.
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  for (int s = 1; s < NSIG; ++s) {
+    if (s != SIGKILL && s != SIGSTOP) sigaction(s, &dfl, nullptr);
+  }
+  if (a->detached) {
+    if (setsid() < 0) child_fail(a, "setsid");
+  } else {
+    // Die with the helper if it dies without ending us (crash, SIGKILL, OOM). The
+    // signal follows the *thread* that created us: launch threads live as long as the
+    // helper, which is why launches never run on short-lived threads.
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) child_fail(a, "prctl");
+    if (getppid() != a->helper_pid) _exit(127);  // the helper is already gone
+  }
+  if (a->cwd && chdir(a->cwd) < 0) child_fail(a, "chdir");
+  for (int fd = 0; fd < 3; ++fd) {
+    if (dup2(a->stdio[fd], fd) < 0) child_fail(a, "dup2");
+  }
+  if (a->gid || a->uid) setgroups(0, nullptr);  // errors show up in setgid/setuid
+  if (a->gid && setgid(*a->gid) < 0) child_fail(a, "setgid");
+  if (a->uid && setuid(*a->uid) < 0) child_fail(a, "setuid");
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  // execvp's rules: skip directories where the file is missing, remember EACCES.
+  int saved = ENOENT;
+  for (const char* path : a->candidates) {
+    execve(path, a->argv, a->envp);
+    if (errno == EACCES) saved = EACCES;
+    else if (errno != ENOENT && errno != ENOTDIR) { saved = errno; break; }
+  }
+  errno = saved;
+  child_fail(a, "exec");
+}
+
+std::uint64_t micros_since(std::chrono::steady_clock::time_point t0) {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count());
+}
+
+// PATH as the child will see it: from its env when given, else the helper's.
+std::string search_path(const spawn_request& r) {
+  if (r.options.env) {
+    for (const auto& kv : *r.options.env) {
+      if (kv.rfind("PATH=", 0) == 0) return kv.substr(5);
+    }
+    return "/usr/bin:/bin";  // libuv's default when PATH is unset
+  }
+  const char* p = getenv("PATH");
+  return p ? p : "/usr/bin:/bin";
+}
+
+std::vector<std::string> candidate_paths(const spawn_request& r) {
+  if (r.file.find('/') != std::string::npos) return {r.file};
+  std::vector<std::string> out;
+  const std::string path = search_path(r);
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t end = path.find(':', start);
+    std::string dir = path.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    out.push_back(dir.empty() ? r.file : dir + "/" + r.file);  // empty entry: current directory
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return out;
+}
+
+std::vector<char*> c_strings(const std::vector<std::string>& v) {
+  std::vector<char*> out;
+  out.reserve(v.size() + 1);
+  for (const auto& s : v) out.push_back(const_cast<char*>(s.c_str()));
+  out.push_back(nullptr);
+  return out;
+}
+
+launched_process fail(const char* stage, int error) {
+  launched_process p;
+  p.error = std::error_code(error, std::generic_category());
+  p.stage = stage;
+  return p;
+}
+
+// Blocks every signal on this thread for the clone, restores the old mask after.
+class all_signals_blocked {
+ public:
+  all_signals_blocked() {
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old_);
+  }
+  ~all_signals_blocked() { pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
+
+ private:
+  sigset_t old_;
+};
+
+}  // namespace
+
+launched_process launch_process(const spawn_request& r, const int (&inherited)[3]) noexcept {
+  try {
+    launched_process out;
+    unique_fd child_ends[3];
+    for (int fd = 0; fd < 3; ++fd) {
+      switch (r.options.stdio[fd]) {
+        case protocol::stdio_kind::pipe: {
+          int p[2];
+          if (pipe2(p, O_CLOEXEC) < 0) return fail("pipe", errno);
+          // fd 0: the child reads p[0], we write p[1]; fds 1, 2: the other way round.
+          child_ends[fd].reset(fd == 0 ? p[0] : p[1]);
+          out.stdio[fd].reset(fd == 0 ? p[1] : p[0]);
+          break;
+        }
+        case protocol::stdio_kind::ignore: {
+          int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+          if (null_fd < 0) return fail("open", errno);
+          child_ends[fd].reset(null_fd);
+          break;
+        }
+        case protocol::stdio_kind::inherit: {
+          int copy = fcntl(inherited[fd], F_DUPFD_CLOEXEC, 3);
+          if (copy < 0) return fail("dup", errno);
+          child_ends[fd].reset(copy);
+          break;
+        }
+      }
+    }
+
+    std::vector<std::string> argv_strings;
+    argv_strings.reserve(r.args.size() + 1);
+    argv_strings.push_back(r.options.argv0 ? *r.options.argv0 : r.file);
+    argv_strings.insert(argv_strings.end(), r.args.begin(), r.args.end());
+    const std::vector<char*> argv = c_strings(argv_strings);
+    const std::vector<char*> envp = r.options.env ? c_strings(*r.options.env) : std::vector<char*>{};
+    const std::vector<std::string> candidates = candidate_paths(r);
+
+    child_args a{};
+    a.argv = argv.data();
+    a.envp = r.options.env ? envp.data() : environ;
+    for (const auto& c : candidates) a.candidates.push_back(c.c_str());
+    a.cwd = r.options.cwd ? r.options.cwd->c_str() : nullptr;
+    for (int fd = 0; fd < 3; ++fd) a.stdio[fd] = child_ends[fd].get();
+    a.detached = r.options.detached;
+    a.helper_pid = getpid();
+    a.uid = r.options.uid;
+    a.gid = r.options.gid;
+
+    // One stack per launch thread, reused: the child is done with it when clone returns.
+    thread_local std::unique_ptr<char[]> stack(new char[child_stack_size]);
+    const auto t0 = std::chrono::steady_clock::now();
+    pid_t pid;
+    {
+      all_signals_blocked blocked;
+      pid = clone(child_main, stack.get() + child_stack_size, CLONE_VM | CLONE_VFORK | SIGCHLD, &a);
+    }
+    out.create_us = micros_since(t0);
+    if (pid < 0) return fail("clone", errno);
+    if (a.error) {
+      waitpid(pid, nullptr, 0);  // it exited with 127 before exec: collect it now
+      return fail(a.stage, a.error);
+    }
+    out.pid = pid;
+    const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+    if (pidfd < 0) {
+      const int e = errno;
+      kill(pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
+      return fail("pidfd", e);
+    }
+    out.exit_handle.reset(pidfd);
+    return out;
+  } catch (const std::bad_alloc&) {
+    return fail("memory", ENOMEM);
+  }
+}
+
+std::error_code reap_process(int pid, int exit_handle, exit_status& out) noexcept {
+  siginfo_t info{};
+  if (waitid(static_cast<idtype_t>(P_PIDFD), static_cast<id_t>(exit_handle), &info, WEXITED) < 0) {
+    // Without pidfd support in waitid (Linux < 5.4), fall back to the PID: the pidfd
+    // we hold still pins it, so it cannot have been reused.
+    if (errno != EINVAL || waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED) < 0)
+      return {errno, std::generic_category()};
+  }
+  if (info.si_code == CLD_EXITED) out.code = info.si_status;
+  else out.signal = info.si_status;
+  return {};
+}
+
+std::error_code signal_process(int pid, int exit_handle, int signal) noexcept {
+  if (syscall(SYS_pidfd_send_signal, exit_handle, signal, nullptr, 0) == 0) return {};
+  if (errno == ENOSYS && ::kill(pid, signal) == 0) return {};
+  return {errno, std::generic_category()};
+}
+
+namespace {
+struct named_signal {
+  const char* name;
+  int number;
+};
+// Node's spelling; where two names share a number the first one is what Node reports.
+constexpr std::array<named_signal, 33> signals{{
+    {"SIGHUP", SIGHUP},   {"SIGINT", SIGINT},       {"SIGQUIT", SIGQUIT},   {"SIGILL", SIGILL},
+    {"SIGTRAP", SIGTRAP}, {"SIGABRT", SIGABRT},     {"SIGIOT", SIGIOT},     {"SIGBUS", SIGBUS},
+    {"SIGFPE", SIGFPE},   {"SIGKILL", SIGKILL},     {"SIGUSR1", SIGUSR1},   {"SIGSEGV", SIGSEGV},
+    {"SIGUSR2", SIGUSR2}, {"SIGPIPE", SIGPIPE},     {"SIGALRM", SIGALRM},   {"SIGTERM", SIGTERM},
+    {"SIGCHLD", SIGCHLD}, {"SIGSTKFLT", SIGSTKFLT}, {"SIGCONT", SIGCONT},   {"SIGSTOP", SIGSTOP},
+    {"SIGTSTP", SIGTSTP}, {"SIGTTIN", SIGTTIN},     {"SIGTTOU", SIGTTOU},   {"SIGURG", SIGURG},
+    {"SIGXCPU", SIGXCPU}, {"SIGXFSZ", SIGXFSZ},     {"SIGVTALRM", SIGVTALRM}, {"SIGPROF", SIGPROF},
+    {"SIGWINCH", SIGWINCH}, {"SIGIO", SIGIO},       {"SIGPOLL", SIGPOLL},   {"SIGPWR", SIGPWR},
+    {"SIGSYS", SIGSYS},
+}};
+}  // namespace
+
+std::optional<int> signal_number(std::string_view name) noexcept {
+  for (const auto& s : signals) {
+    if (name == s.name) return s.number;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string_view> signal_name(int number) noexcept {
+  for (const auto& s : signals) {
+    if (s.number == number) return s.name;
+  }
+  return std::nullopt;
+}
+
+const char* errno_name(int error) noexcept {
+  const char* name = strerrorname_np(error);
+  return name ? name : "UNKNOWN";
+}
+
+void prepare_helper_process() noexcept {
+  // Our own process group: a child signalling its group (kill(0, sig)) or a terminal's
+  // Ctrl-C must not take the helper down. Node notices our end through the pipes.
+  setpgid(0, 0);
+  signal(SIGPIPE, SIG_IGN);  // a vanished reader is an EPIPE, handled where it happens
+  // Many children at once need many descriptors: use the whole hard limit.
+  rlimit lim{};
+  if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < lim.rlim_max) {
+    lim.rlim_cur = lim.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &lim);
+  }
+  // Whatever Node let us inherit beyond stdio must not reach our children.
+  syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
+  // If Node dies, stdin reaches EOF; this covers a Node that is SIGKILLed while the
+  // pipe is held open by someone else.
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
+}
+
+}  // namespace spawnhost

@@ -1,0 +1,219 @@
+#include "session.hpp"
+
+#include <unistd.h>
+
+#include <asio/post.hpp>
+#include <csignal>
+
+#include "remove_tree.hpp"
+
+namespace spawnhost {
+namespace {
+
+template <class... F>
+struct overloaded : F... {
+  using F::operator()...;
+};
+template <class... F>
+overloaded(F...) -> overloaded<F...>;
+
+std::uint64_t micros_since(std::chrono::steady_clock::time_point t0) {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count());
+}
+
+}  // namespace
+
+session::session(asio::io_context& io, launch_pool& pool, session_config config, int in_fd, int out_fd)
+    : io_(io),
+      pool_(pool),
+      config_(std::move(config)),
+      channel_(io, in_fd, out_fd, *this),
+      read_buffer_(protocol::max_data_chunk, '\0'),
+      grace_timer_(io) {}
+
+void session::start() {
+  channel_.send(encode::hello(config_.version, static_cast<std::uint64_t>(getpid())));
+  channel_.start_reading();
+}
+
+void session::on_frame(std::string_view body) {
+  decoded_request d = decode_request(body);
+  if (d.error != decode_error::none) {
+    channel_.send(encode::error(d.id, false, std::string(to_string(d.error)) + ": " + d.detail));
+    return;
+  }
+  std::visit([this](auto&& r) { handle(std::move(r)); }, std::move(d.value));
+}
+
+void session::on_input_end(decode_error error, std::string detail) {
+  if (error != decode_error::none) {
+    channel_.send(encode::error(std::nullopt, true, std::string(to_string(error)) + ": " + detail));
+  }
+  begin_shutdown(config_.grace);
+}
+
+void session::handle(spawn_request&& r) {
+  const std::uint64_t id = r.id;
+  if (shutting_down_) return channel_.send(encode::spawn_error(id, "ECANCELED", "queue"));
+  if (children_.count(id) || launching_.count(id)) {
+    return channel_.send(encode::error(id, false, "bad_field: request id " + std::to_string(id) + " is already in use"));
+  }
+  const auto signal = signal_number(r.options.kill_signal);
+  if (!signal) {
+    return channel_.send(encode::error(id, false, "bad_option: unknown signal '" + r.options.kill_signal + "'"));
+  }
+  auto p = std::make_shared<pending_launch>();
+  p->request = std::move(r);
+  p->kill_signal = *signal;
+  p->queued_at = std::chrono::steady_clock::now();
+  launching_[id] = p;
+  pool_.submit([this, p] {
+    const std::uint64_t queued_us = micros_since(p->queued_at);
+    const std::uint64_t timeout_ms = p->request.options.timeout_ms;
+    // A launch that waited past its whole timeout (or was killed while queued) never
+    // starts: its caller has already been told it failed.
+    const char* skip = p->cancelled ? "ECANCELED"
+                       : timeout_ms && queued_us >= timeout_ms * 1000 ? "ETIMEDOUT"
+                                                                      : nullptr;
+    if (skip) return asio::post(io_, [this, p, skip] { on_launch_skipped(p, skip); });
+    auto result = std::make_shared<launched_process>(launch_process(p->request, config_.inherited));
+    asio::post(io_, [this, p, result, queued_us] { on_launched(p, std::move(*result), queued_us); });
+  });
+}
+
+void session::on_launch_skipped(const std::shared_ptr<pending_launch>& p, const char* code) {
+  launching_.erase(p->request.id);
+  channel_.send(encode::spawn_error(p->request.id, code, "queue"));
+  maybe_finish();
+}
+
+void session::on_launched(const std::shared_ptr<pending_launch>& p, launched_process&& result, std::uint64_t queued_us) {
+  const std::uint64_t id = p->request.id;
+  launching_.erase(id);
+  if (result.error) {
+    channel_.send(encode::spawn_error(id, errno_name(result.error.value()), result.stage));
+    return maybe_finish();
+  }
+  const std::uint64_t pid = static_cast<std::uint64_t>(result.pid), create_us = result.create_us;
+  auto c = std::make_shared<child>(io_, *this, id, std::move(result), p->request.options, p->kill_signal);
+  children_[id] = c;
+  channel_.send(encode::spawned(id, pid, create_us, queued_us));
+  c->start();
+  for (auto& bytes : p->early_input) c->write(std::move(bytes));
+  if (p->early_end) c->end_input();
+  if (p->kill_on_arrival) c->kill(p->kill_on_arrival);
+  if (shutting_down_ && !c->detached()) c->kill(c->kill_signal());
+}
+
+child* session::find_child(std::uint64_t id, const char* what) {
+  auto it = children_.find(id);
+  if (it != children_.end()) return it->second.get();
+  // A request can cross the child's last event on the wire; Node ignores this error
+  // for an id it already considers finished.
+  channel_.send(encode::error(id, false, std::string("unknown child id ") + std::to_string(id) + " for " + what));
+  return nullptr;
+}
+
+void session::handle(write_request&& r) {
+  if (auto it = launching_.find(r.id); it != launching_.end()) {
+    return it->second->early_input.push_back(std::move(r.bytes));
+  }
+  if (child* c = find_child(r.id, "write")) c->write(std::move(r.bytes));
+}
+
+void session::handle(end_request&& r) {
+  if (auto it = launching_.find(r.id); it != launching_.end()) {
+    it->second->early_end = true;
+    return;
+  }
+  if (child* c = find_child(r.id, "end")) c->end_input();
+}
+
+void session::handle(kill_request&& r) {
+  const auto signal = signal_number(r.signal);
+  if (!signal) return channel_.send(encode::error(r.id, false, "bad_field: unknown signal '" + r.signal + "'"));
+  if (auto it = launching_.find(r.id); it != launching_.end()) {
+    it->second->cancelled = true;
+    it->second->kill_on_arrival = *signal;
+    return;
+  }
+  if (child* c = find_child(r.id, "kill")) c->kill(*signal);
+}
+
+void session::handle(credit_request&& r) {
+  if (child* c = find_child(r.id, "credit")) c->add_credit(r.fd, r.bytes);
+}
+
+void session::handle(shutdown_request&& r) { begin_shutdown(std::chrono::milliseconds(r.grace_ms)); }
+
+void session::handle(remove_tree_request&& r) {
+  ++removals_in_flight_;
+  pool_.submit([this, id = r.id, path = std::move(r.path)] {
+    const remove_result result = remove_tree(path);
+    asio::post(io_, [this, id, result] {
+      --removals_in_flight_;
+      if (result.error) {
+        channel_.send(encode::removed(id, errno_name(result.error.value()), result.syscall));
+      } else {
+        channel_.send(encode::removed(id, std::nullopt, std::nullopt));
+      }
+      maybe_finish();
+    });
+  });
+}
+
+void session::when_output_room(std::function<void()> resume) {
+  waiting_for_room_.push_back(std::move(resume));
+  channel_.want_room();
+}
+
+void session::on_output_room() {
+  auto waiting = std::move(waiting_for_room_);
+  waiting_for_room_.clear();
+  for (auto& resume : waiting) resume();
+}
+
+void session::child_exited(std::uint64_t) { maybe_finish(); }
+
+void session::child_closed(std::uint64_t id) { children_.erase(id); }
+
+void session::begin_shutdown(std::chrono::milliseconds grace) {
+  if (shutting_down_) return;
+  shutting_down_ = true;
+  for (auto& [id, p] : launching_) {
+    p->cancelled = true;
+    if (!p->request.options.detached) p->kill_on_arrival = p->kill_signal;
+  }
+  for (auto it = children_.begin(); it != children_.end();) {
+    child& c = *it->second;
+    if (c.detached()) {
+      c.stop_watching();  // it outlives us, as asked
+      it = children_.erase(it);
+      continue;
+    }
+    c.kill(c.kill_signal());
+    ++it;
+  }
+  grace_timer_.expires_after(grace);
+  grace_timer_.async_wait([this](std::error_code ec) {
+    if (ec) return;
+    for (auto& [id, c] : children_) c->kill(SIGKILL);
+  });
+  maybe_finish();
+}
+
+void session::maybe_finish() {
+  if (!shutting_down_ || finished_ || !launching_.empty() || removals_in_flight_) return;
+  for (auto& [id, c] : children_) {
+    if (!c->exited()) return;
+  }
+  finished_ = true;
+  grace_timer_.cancel();
+  // Exited children whose pipes a grandchild still holds are not waited for.
+  for (auto& [id, c] : children_) c->stop_watching();
+  children_.clear();
+  channel_.when_flushed([this] { io_.stop(); });
+}
+
+}  // namespace spawnhost

@@ -1,0 +1,87 @@
+// The helper's brain: dispatches requests by type, keeps the table of children and of
+// launches in flight, and runs the shutdown sequence. Data flows down (channel →
+// session → child → launch pool) and events up, as frames through the channel.
+#pragma once
+#include <asio/io_context.hpp>
+#include <asio/steady_timer.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "channel.hpp"
+#include "child.hpp"
+#include "launch_pool.hpp"
+#include "messages.hpp"
+
+namespace spawnhost {
+
+struct session_config {
+  std::string version;
+  std::chrono::milliseconds grace{5000};  // between the kill signal and SIGKILL at shutdown
+  int inherited[3] = {-1, -1, -1};        // descriptors for stdio "inherit"
+};
+
+class session final : public channel::handler, public child_owner {
+ public:
+  session(asio::io_context& io, launch_pool& pool, session_config config, int in_fd, int out_fd);
+  void start();  // say hello, then serve
+  // Ends every non-detached child (kill signal, SIGKILL after `grace`), waits for
+  // launches in flight, flushes what is queued for Node, then stops the loop.
+  void begin_shutdown(std::chrono::milliseconds grace);
+
+  // channel::handler
+  void on_frame(std::string_view body) override;
+  void on_input_end(decode_error error, std::string detail) override;
+  void on_output_room() override;
+
+  // child_owner
+  void send(std::string frame) override { channel_.send(std::move(frame)); }
+  bool output_congested() override { return channel_.congested(); }
+  void when_output_room(std::function<void()> resume) override;
+  std::string& read_buffer() override { return read_buffer_; }
+  void child_exited(std::uint64_t id) override;
+  void child_closed(std::uint64_t id) override;
+
+ private:
+  // A spawn between its request and its result from the launch pool.
+  struct pending_launch {
+    spawn_request request;
+    int kill_signal = 0;
+    std::chrono::steady_clock::time_point queued_at;
+    std::atomic<bool> cancelled{false};  // read by the launch thread before it starts
+    int kill_on_arrival = 0;             // a kill that came while it was being created
+    std::vector<std::string> early_input;
+    bool early_end = false;
+  };
+
+  void handle(spawn_request&& r);
+  void handle(write_request&& r);
+  void handle(end_request&& r);
+  void handle(kill_request&& r);
+  void handle(credit_request&& r);
+  void handle(shutdown_request&& r);
+  void handle(remove_tree_request&& r);
+  void on_launched(const std::shared_ptr<pending_launch>& p, launched_process&& result, std::uint64_t queued_us);
+  void on_launch_skipped(const std::shared_ptr<pending_launch>& p, const char* code);
+  child* find_child(std::uint64_t id, const char* what);
+  void maybe_finish();
+
+  asio::io_context& io_;
+  launch_pool& pool_;
+  session_config config_;
+  channel channel_;
+  std::string read_buffer_;
+  std::unordered_map<std::uint64_t, std::shared_ptr<child>> children_;
+  std::unordered_map<std::uint64_t, std::shared_ptr<pending_launch>> launching_;
+  std::size_t removals_in_flight_ = 0;
+  std::vector<std::function<void()>> waiting_for_room_;
+  asio::steady_timer grace_timer_;
+  bool shutting_down_ = false;
+  bool finished_ = false;
+};
+
+}  // namespace spawnhost
