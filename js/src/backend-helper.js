@@ -1,0 +1,84 @@
+// Helper backend: every launch goes to the native helper over a Channel. Owns the
+// current channel, starts a fresh one after the helper went away (option `restart`),
+// and answers what the helper cannot do yet with a TypeError before anything starts.
+import { Channel } from "./channel.js";
+import { HelperLaunch } from "./helper-launch.js";
+import { locateHelper } from "./locate-helper.js";
+import { fsError, invalidOption } from "./errors.js";
+
+/** Runs every launch through the spawnhost helper. */
+export class HelperBackend {
+  /** The helper applies timeout and maxBuffer itself; the calling thread only backs it up. */
+  enforcesLimits = true;
+
+  #hooks;
+  #maxLaunchThreads;
+  #restart;
+  #helperPath;
+  /** @type {Channel|null} */
+  #channel = null;
+
+  /**
+   * @param {{ onLaunch?: Function, onUnhandledChildError: Function, maxLaunchThreads?: number,
+   *   restart: boolean, helperPath?: string }} options
+   */
+  constructor({ onLaunch, onUnhandledChildError, maxLaunchThreads, restart, helperPath }) {
+    this.#hooks = { onLaunch, onUnhandledChildError };
+    this.#maxLaunchThreads = maxLaunchThreads;
+    this.#restart = restart;
+    this.#helperPath = helperPath;
+  }
+
+  /** Throws a TypeError for a request the helper cannot honour. */
+  checkSupported(request) {
+    request.stdio.forEach((kind, fd) => {
+      if (kind === "inherit") {
+        // The helper's own fds 0-2 carry the protocol; it would hand children those.
+        throw invalidOption(`stdio[${fd}]`, kind, "\"pipe\" or \"ignore\" in helper mode (\"inherit\" needs helper support; use mode: \"inline\")", "ERR_INVALID_ARG_VALUE");
+      }
+    });
+  }
+
+  /** @returns {{ child: import("./host-child.js").HostChild, launched: Promise<void> }} */
+  launch(request) {
+    const launch = new HelperLaunch(this.#currentChannel(), request, this.#hooks);
+    return { child: launch.child, launched: launch.launched };
+  }
+
+  /** Deletes a tree in the helper; resolves when gone, rejects with an fs-style error. */
+  async removeTree(path) {
+    const channel = this.#currentChannel();
+    channel.ref();
+    try {
+      await channel.ready;
+      await new Promise((resolve, reject) => {
+        const id = channel.register({
+          onMessage: (name, values) => {
+            channel.release(id);
+            if (name === "removed" && values[1] === null) resolve();
+            else if (name === "removed") reject(fsError(values[1], values[2] ?? "rm", path));
+            else reject(new Error(`the helper rejected remove_tree: ${values[2]}`));
+          },
+          onGone: reject,
+        });
+        channel.send("remove_tree", [id, path]);
+      });
+    } finally {
+      channel.unref();
+    }
+  }
+
+  /** Ends the helper and its non-detached children. */
+  async shutdown() {
+    this.#restart = false;
+    const channel = this.#channel;
+    if (channel && !channel.gone) await channel.shutdown();
+  }
+
+  #currentChannel() {
+    if (this.#channel && !this.#channel.gone) return this.#channel;
+    if (this.#channel && !this.#restart) throw this.#channel.gone;
+    this.#channel = new Channel({ helperPath: locateHelper(this.#helperPath), launchThreads: this.#maxLaunchThreads });
+    return this.#channel;
+  }
+}

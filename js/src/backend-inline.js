@@ -1,0 +1,78 @@
+// Inline backend: node:child_process on the calling thread. It receives requests already
+// normalized by options.js and maps a ChildProcess's events onto a HostChild.
+// child_process is imported as a namespace and read at call time, so a test that
+// mocks the module (node:test's mock.module) is seen by every launch.
+import * as childProcess from "node:child_process";
+import { HostChild, watchAbortSignal } from "./host-child.js";
+
+/** Runs every launch through node:child_process in this thread. */
+export class InlineBackend {
+  /** Whether the backend itself enforces timeout and maxBuffer (the helper does). */
+  enforcesLimits = false;
+
+  #onUnhandledChildError;
+  #onLaunch;
+
+  /** @param {{ onUnhandledChildError: Function, onLaunch?: Function }} hooks */
+  constructor({ onUnhandledChildError, onLaunch }) {
+    this.#onUnhandledChildError = onUnhandledChildError;
+    this.#onLaunch = onLaunch;
+  }
+
+  /**
+   * Starts a normalized request. Throws when child_process.spawn throws (an error
+   * libuv reports synchronously, such as ENOTDIR for a cwd that is a file).
+   * @returns {{ child: HostChild, launched: Promise<void> }}
+   */
+  launch(request) {
+    const started = performance.now();
+    const cp = childProcess.spawn(request.spawnfile, request.spawnargs.slice(1), {
+      argv0: request.spawnargs[0],
+      cwd: request.cwd,
+      env: request.env,
+      stdio: request.stdio,
+      detached: request.detached,
+      uid: request.uid,
+      gid: request.gid,
+      windowsHide: request.windowsHide,
+      windowsVerbatimArguments: request.windowsVerbatimArguments,
+      // For execFile/exec the shared runner applies timeout itself, as Node's execFile does.
+      timeout: request.kind === "spawn" ? request.timeout : undefined,
+      killSignal: request.killSignal,
+    });
+    const createMs = performance.now() - started;
+
+    const child = new HostChild({
+      spawnfile: request.spawnfile,
+      spawnargs: request.spawnargs,
+      onUnhandledError: this.#onUnhandledChildError,
+      controller: {
+        kill: (signal) => cp.kill(signal),
+        ref: () => cp.ref(),
+        unref: () => cp.unref(),
+      },
+    });
+    child.pid = cp.pid;
+    child._attachStdio(cp.stdin, cp.stdout, cp.stderr);
+    cp.on("spawn", () => child._deliver("spawn"));
+    cp.on("error", (error) => {
+      child.exitCode = cp.exitCode;
+      child._deliver("error", error);
+    });
+    cp.on("exit", (code, signal) => {
+      child.exitCode = code;
+      child.signalCode = signal;
+      child._deliver("exit", code, signal);
+    });
+    cp.on("close", (code, signal) => child._deliver("close", code, signal));
+    watchAbortSignal(child, request.signal, request.killSignal);
+
+    if (cp.pid !== undefined) {
+      this.#onLaunch?.({ kind: request.kind, file: request.spawnfile, createMs, queuedMs: 0 });
+    }
+    return { child, launched: Promise.resolve() };
+  }
+
+  /** Nothing to stop: children belong to this process. */
+  async shutdown() {}
+}

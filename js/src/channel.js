@@ -1,0 +1,230 @@
+// The channel to one helper process: starts it (the only process this thread creates
+// itself), checks its hello, frames messages both ways, hands out request ids, keeps
+// the helper unref'd while nothing is in flight, and owns the single path that settles
+// everything when the helper goes away.
+import { spawn } from "node:child_process";
+import { createRequire } from "node:module";
+import { FrameReader, encodeFrame } from "./protocol.js";
+import { PROTOCOL_VERSION } from "./protocol-generated.js";
+import { HelperVersionError, HostShutdownError, ProtocolError, helperExited } from "./errors.js";
+
+const PACKAGE_VERSION = createRequire(import.meta.url)("../package.json").version;
+const STDERR_TAIL_BYTES = 4096;
+// After stdout ends or a write fails, wait this long for the exit status to report it.
+const EXIT_STATUS_WAIT_MS = 250;
+const MAX_ID = 0xffffffff;
+
+/**
+ * What a request or child registers to hear about its id.
+ * @typedef {object} ChannelHandler
+ * @property {(name: string, values: unknown[]) => void} onMessage
+ * @property {(error: Error) => void} onGone the helper went away; nothing more will come
+ */
+
+/** One running helper and the conversation with it. */
+export class Channel {
+  #helperPath;
+  #process;
+  #reader = new FrameReader("to_node");
+  /** @type {Map<number, ChannelHandler>} */
+  #handlers = new Map();
+  #nextId = 1;
+  #refs = 0;
+  #hello;
+  #goingAway = false;
+  #gone = null;
+  #shutdownRequested = false;
+  #stderrTail = "";
+  #onGone;
+
+  /**
+   * Starts the helper at once; `ready` settles after its hello.
+   * @param {{ helperPath: string, launchThreads?: number, onGone?: (channel: Channel) => void }} options
+   */
+  constructor({ helperPath, launchThreads, onGone }) {
+    this.#helperPath = helperPath;
+    this.#onGone = onGone;
+    const args = launchThreads ? ["--launch-threads", String(launchThreads)] : [];
+    this.#hello = deferred();
+    this.#hello.promise.catch(() => {}); // observed by whoever awaits ready
+    this.#process = spawn(helperPath, args, { stdio: ["pipe", "pipe", "pipe"], windowsHide: true });
+    const { stdin, stdout, stderr } = this.#process;
+    stdout.on("data", (chunk) => this.#receive(chunk));
+    stdout.on("end", () => this.#goAway("its stdout ended"));
+    stderr.setEncoding("utf8");
+    stderr.on("data", (text) => this.#keepStderr(text));
+    stdin.on("error", (error) => this.#goAway(`writing to it failed: ${error.message}`));
+    this.#process.on("error", (error) => this.#goAway(`it could not be run: ${error.message}`));
+    this.#process.on("exit", () => this.#goAway("it exited"));
+    this.#applyRef();
+  }
+
+  /** Resolves with the helper's pid once its hello matched; rejects otherwise. */
+  get ready() {
+    return this.#hello.promise;
+  }
+
+  /** The error everything got when the helper went away; null while it runs. */
+  get gone() {
+    return this.#gone;
+  }
+
+  /** Registers a handler under a fresh id (never 0, unique among live ids). */
+  register(handler) {
+    if (this.#gone) throw this.#gone;
+    let id = this.#nextId;
+    while (this.#handlers.has(id)) id = id >= MAX_ID ? 1 : id + 1;
+    this.#nextId = id >= MAX_ID ? 1 : id + 1;
+    this.#handlers.set(id, handler);
+    return id;
+  }
+
+  /** The id is finished: the helper said all it will say about it. */
+  release(id) {
+    this.#handlers.delete(id);
+  }
+
+  /** Sends one message; throws the channel's error when the helper is gone. */
+  send(name, fields) {
+    if (this.#gone) throw this.#gone;
+    const frame = encodeFrame(name, fields);
+    try {
+      this.#process.stdin.write(frame);
+    } catch (error) {
+      this.#goAway(`writing to it failed: ${error.message}`);
+      throw error;
+    }
+  }
+
+  /** Something is in flight: keep Node alive for the helper's answers. */
+  ref() {
+    if (this.#gone) return;
+    this.#refs++;
+    if (this.#refs === 1) this.#applyRef();
+  }
+
+  /** One thing in flight fewer; at zero the helper stops keeping Node alive. */
+  unref() {
+    if (this.#gone) return;
+    this.#refs--;
+    if (this.#refs === 0) this.#applyRef();
+  }
+
+  /**
+   * Asks the helper to end its children and exit; resolves once it has. Pending
+   * requests reject with a HostShutdownError.
+   */
+  async shutdown(graceMs = 2000) {
+    if (!this.#gone) {
+      this.#shutdownRequested = true;
+      try {
+        this.send("shutdown", [graceMs]);
+        this.#process.stdin.end();
+      } catch { /* already going away */ }
+    }
+    await new Promise((resolve) => {
+      if (this.#process.exitCode !== null || this.#process.signalCode !== null || this.#gone) resolve();
+      else this.#process.once("close", resolve);
+    });
+  }
+
+  #applyRef() {
+    const method = this.#refs > 0 ? "ref" : "unref";
+    this.#process[method]();
+    for (const stream of [this.#process.stdin, this.#process.stdout, this.#process.stderr]) stream?.[method]?.();
+  }
+
+  #receive(chunk) {
+    let messages;
+    try {
+      messages = this.#reader.push(chunk);
+    } catch (error) {
+      this.#goAway(`it broke the protocol: ${error.message}`, error);
+      return;
+    }
+    for (const message of messages) this.#dispatch(message);
+  }
+
+  #dispatch({ name, values }) {
+    if (name === "hello") return this.#checkHello(values);
+    if (name === "error") {
+      const [id, fatal, message] = values;
+      if (id !== null && this.#handlers.has(id)) this.#handlers.get(id).onMessage(name, values);
+      else if (!fatal) process.emitWarning(`spawnhost helper: ${message}`, { type: "SpawnhostWarning" });
+      if (fatal) this.#goAway(`it reported a fatal error: ${message}`);
+      return;
+    }
+    // Messages for an id nobody holds (a late `written` after exit) are dropped.
+    this.#handlers.get(values[0])?.onMessage(name, values);
+  }
+
+  #checkHello([protocol, version, pid]) {
+    if (protocol !== PROTOCOL_VERSION || version !== PACKAGE_VERSION) {
+      const error = new HelperVersionError(
+        `spawnhost helper ${this.#helperPath} speaks protocol ${protocol} of version ${version}, ` +
+        `but this package (spawnhost ${PACKAGE_VERSION}) needs protocol ${PROTOCOL_VERSION} of version ${PACKAGE_VERSION}; ` +
+        "install the helper that belongs to this package version",
+      );
+      this.#goAway("its version does not match", error);
+      return;
+    }
+    this.#hello.resolve(pid);
+  }
+
+  #keepStderr(text) {
+    if (process.env.SPAWNHOST_DEBUG) process.stderr.write(text);
+    this.#stderrTail = (this.#stderrTail + text).slice(-STDERR_TAIL_BYTES);
+  }
+
+  // The one "helper went away" path. Waits briefly for the exit status so the error
+  // can say how the helper ended, then settles every handler exactly once.
+  #goAway(reason, cause) {
+    if (this.#goingAway) return;
+    this.#goingAway = true;
+    const finish = () => this.#settleEverything(reason, cause);
+    if (this.#process.exitCode !== null || this.#process.signalCode !== null) {
+      // Let stderr's last chunk arrive: it usually says why.
+      setImmediate(finish);
+      return;
+    }
+    const timer = setTimeout(finish, EXIT_STATUS_WAIT_MS);
+    timer.unref();
+    this.#process.once("exit", () => {
+      clearTimeout(timer);
+      setImmediate(finish);
+    });
+  }
+
+  #settleEverything(reason, cause) {
+    if (this.#gone) return;
+    const { exitCode, signalCode } = this.#process;
+    let error;
+    if (this.#shutdownRequested) error = new HostShutdownError("the ProcessHost was shut down before this call completed");
+    else if (cause instanceof HelperVersionError) error = cause;
+    else {
+      error = helperExited({
+        helperPath: this.#helperPath, reason, exitCode, signal: signalCode, stderrTail: lastLines(this.#stderrTail, 10),
+      });
+      if (cause instanceof ProtocolError) error.cause = cause;
+    }
+    this.#gone = error;
+    if (exitCode === null && signalCode === null) this.#process.kill("SIGKILL");
+    this.#hello.reject(error);
+    const handlers = [...this.#handlers.values()];
+    this.#handlers.clear();
+    for (const handler of handlers) handler.onGone(error);
+    this.#refs = 0;
+    this.#applyRef();
+    this.#onGone?.(this);
+  }
+}
+
+function lastLines(text, count) {
+  return text.trimEnd().split("\n").slice(-count).join("\n");
+}
+
+function deferred() {
+  let resolve, reject;
+  const promise = new Promise((res, rej) => { resolve = res; reject = rej; });
+  return { promise, resolve, reject };
+}

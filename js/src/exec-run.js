@@ -1,0 +1,163 @@
+// execFile/exec for both backends: gathers a HostChild's output and settles the way
+// Node's execFile settles (lib/child_process.js: exithandler, errorhandler, kill), so
+// the rules for maxBuffer, timeouts, `killed` and error fields live in one place.
+import { getSystemErrorName } from "node:util";
+import { EXIT_FLAG } from "./protocol-generated.js";
+import { asExecError, commandFailed, maxBufferExceeded } from "./errors.js";
+
+// The helper applies `timeout` to the running process; the calling thread applies it
+// again this much later, so that a launch stuck before the process exists still fails.
+const CALLING_THREAD_GRACE_MS = 1000;
+
+/**
+ * Runs a normalized exec request to completion.
+ * @param {{ launch: Function, enforcesLimits: boolean }} backend
+ * @returns {Promise<{ stdout: string|Buffer, stderr: string|Buffer }>}
+ */
+export function runToCompletion(backend, request) {
+  return new Promise((resolve, reject) => {
+    let launch;
+    try {
+      launch = backend.launch(request);
+    } catch (error) {
+      reject(asExecError(error));
+      return;
+    }
+    collect(launch, backend.enforcesLimits, request, resolve, reject);
+  });
+}
+
+function collect({ child, launched }, enforcesLimits, request, resolve, reject) {
+  const { cmd, maxBuffer, killSignal } = request;
+  const encoding = request.encoding === "buffer" ? null : request.encoding;
+  const stdoutChunks = [];
+  const stderrChunks = [];
+  let stdoutLength = 0;
+  let stderrLength = 0;
+  let killedByUs = false;
+  let timedOut = false;
+  let settled = false;
+  let failure = null;
+  let timer = null;
+
+  const joined = (chunks) => (encoding ? chunks.join("") : Buffer.concat(chunks));
+
+  function settle(code, signal) {
+    if (settled) return;
+    settled = true;
+    clearTimeout(timer);
+    const stdout = joined(stdoutChunks);
+    const stderr = joined(stderrChunks);
+    const flags = child._exitFlags ?? 0;
+    if (flags & EXIT_FLAG.timed_out) timedOut = killedByUs = true;
+    if (!failure && flags & (EXIT_FLAG.max_buffer_stdout | EXIT_FLAG.max_buffer_stderr)) {
+      // The helper stopped relaying at maxBuffer bytes and killed the child.
+      failure = maxBufferExceeded(flags & EXIT_FLAG.max_buffer_stdout ? "stdout" : "stderr");
+      killedByUs = true;
+    }
+    if (!failure && code === 0 && signal === null) {
+      resolve({ stdout, stderr });
+      return;
+    }
+    if (!failure) {
+      failure = commandFailed({
+        cmd,
+        code: code < 0 ? getSystemErrorName(code) : code,
+        signal,
+        killed: child.killed || killedByUs,
+        stderr,
+      });
+    }
+    failure = asExecError(failure);
+    failure.cmd = cmd;
+    failure.stdout = stdout;
+    failure.stderr = stderr;
+    failure.timedOut = timedOut;
+    reject(failure);
+  }
+
+  function kill() {
+    child.stdout?.destroy();
+    child.stderr?.destroy();
+    killedByUs = true;
+    try {
+      child.kill(killSignal);
+    } catch (error) {
+      failure = error;
+      settle();
+    }
+  }
+
+  function onError(error) {
+    failure = error;
+    child.stdout?.destroy();
+    child.stderr?.destroy();
+    settle();
+  }
+
+  if (request.timeout > 0) {
+    const delay = request.timeout + (enforcesLimits ? CALLING_THREAD_GRACE_MS : 0);
+    timer = setTimeout(() => {
+      timedOut = true;
+      kill();
+      // The helper should have ended the child a second ago; don't hold the caller
+      // for a launch or a helper that is stuck.
+      if (enforcesLimits) settle(null, killSignal);
+    }, delay);
+  }
+
+  const gather = (stream, chunks, name) => {
+    if (!stream) return;
+    if (encoding) stream.setEncoding(encoding);
+    stream.on("data", (chunk) => {
+      if (settled) return;
+      if (maxBuffer === Infinity) {
+        chunks.push(chunk);
+        return;
+      }
+      const length = encoding ? Buffer.byteLength(chunk, encoding) : chunk.length;
+      const before = name === "stdout" ? stdoutLength : stderrLength;
+      if (name === "stdout") stdoutLength += length; else stderrLength += length;
+      if (before + length > maxBuffer) {
+        chunks.push(chunk.slice(0, maxBuffer - before));
+        failure = maxBufferExceeded(name);
+        kill();
+      } else {
+        chunks.push(chunk);
+      }
+      if (name === "stdout" && request.completeWhen === "stdout-json") checkJsonComplete();
+    });
+  };
+
+  // completeWhen "stdout-json": some clients print their answer and then linger.
+  function checkJsonComplete() {
+    if (failure) return;
+    const text = encoding ? stdoutChunks.join("") : Buffer.concat(stdoutChunks).toString();
+    if (text.trim() === "") return;
+    try {
+      JSON.parse(text);
+    } catch {
+      return;
+    }
+    settled = true;
+    clearTimeout(timer);
+    resolve({ stdout: joined(stdoutChunks), stderr: joined(stderrChunks) });
+    child.stdout?.destroy();
+    child.stderr?.destroy();
+    try { child.kill(killSignal); } catch { /* already gone */ }
+  }
+
+  gather(child.stdout, stdoutChunks, "stdout");
+  gather(child.stderr, stderrChunks, "stderr");
+  child.on("close", (code, signal) => settle(code, signal));
+  child.on("error", onError);
+  launched.catch(onError);
+
+  if (request.input !== undefined && child.stdin) {
+    // A child that exits without reading its input makes the write fail with EPIPE;
+    // the exit status is what the caller wants, as with child_process's `input`.
+    child.stdin.on("error", () => {});
+    child.stdin.end(request.input);
+  }
+  child._release();
+}

@@ -1,0 +1,274 @@
+// One launch in helper mode: sends the spawn request, turns the helper's messages about
+// its id into HostChild state, events and stream data, and gives child_process's
+// `close` semantics (after exit and after every piped output has closed).
+import { HostChild, watchAbortSignal } from "./host-child.js";
+import { HelperInput, HelperOutput, OUTPUT_CREDIT } from "./helper-streams.js";
+import { STDIO_KIND } from "./protocol-generated.js";
+import { ProtocolError, spawnFailure } from "./errors.js";
+
+// An output the consumer destroyed must not leave the child blocked on a full pipe:
+// grant everything and drop what arrives.
+const UNLIMITED_CREDIT = 0xffffffff;
+
+/** Drives one child through starting → launching → running → exited → closed. */
+export class HelperLaunch {
+  /** @type {HostChild} */ child;
+  /** Settles when the process exists or failed in the way spawn() resolves with. */
+  launched;
+
+  #channel;
+  #request;
+  #onLaunch;
+  #id = 0;
+  #state = "starting";
+  #pendingKill = null;
+  #refHeld = false;
+  #closesNeeded = 1;
+  // Messages the helper still owes about this id (exit, one eof per piped output);
+  // the id may be reused only after all of them.
+  #helperOwes = 1;
+  #launchedSettle;
+
+  /**
+   * @param {import("./channel.js").Channel} channel
+   * @param {object} request normalized by options.js
+   * @param {{ onLaunch?: Function, onUnhandledChildError: Function }} hooks
+   */
+  constructor(channel, request, { onLaunch, onUnhandledChildError }) {
+    this.#channel = channel;
+    this.#request = request;
+    this.#onLaunch = onLaunch;
+    this.launched = new Promise((resolve, reject) => { this.#launchedSettle = { resolve, reject }; });
+    this.launched.catch(() => {}); // the caller observes it; don't report it twice
+    this.child = new HostChild({
+      spawnfile: request.spawnfile,
+      spawnargs: request.spawnargs,
+      onUnhandledError: onUnhandledChildError,
+      controller: { kill: (signal) => this.#kill(signal), ref: () => this.#ref(), unref: () => this.#unref() },
+    });
+    this.#createStdio();
+    this.#ref();
+    watchAbortSignal(this.child, request.signal, request.killSignal);
+    channel.ready.then(() => this.#sendSpawn(), (error) => this.#onGone(error));
+  }
+
+  #createStdio() {
+    const [stdinKind, stdoutKind, stderrKind] = this.#request.stdio;
+    const stdin = stdinKind === "pipe" ? new HelperInput({
+      send: (bytes) => this.#channel.send("write", [this.#id, bytes]),
+      end: () => this.#channel.send("end", [this.#id]),
+    }) : null;
+    const output = (kind, fd) => {
+      if (kind !== "pipe") return null;
+      const credit = this.#request.kind === "spawn" ? OUTPUT_CREDIT : undefined;
+      const stream = new HelperOutput({ credit, grant: (bytes) => this.#grant(fd, bytes) });
+      this.#closesNeeded++;
+      this.#helperOwes++;
+      stream.on("close", () => {
+        if (credit !== undefined && !stream.readableEnded) this.#grant(fd, UNLIMITED_CREDIT);
+        this.#maybeClose();
+      });
+      return stream;
+    };
+    this.child._attachStdio(stdin, output(stdoutKind, 1), output(stderrKind, 2));
+  }
+
+  #spawnOptions() {
+    const r = this.#request;
+    const options = {
+      // The helper's own cwd is where Node was when the helper started; a call
+      // without cwd means Node's cwd now.
+      cwd: r.cwd ?? process.cwd(),
+      env: r.envPairs,
+      stdio: r.stdio.map((kind) => STDIO_KIND[kind]),
+    };
+    if (r.spawnargs[0] !== r.spawnfile) options.argv0 = r.spawnargs[0];
+    if (r.detached) options.detached = true;
+    if (r.timeout > 0) options.timeout_ms = r.timeout;
+    if (r.killSignal !== "SIGTERM") options.kill_signal = r.killSignal;
+    // max_buffer 0 means "no cap" on the wire; maxBuffer 0 is enforced in JS instead.
+    if (r.kind === "exec" && Number.isFinite(r.maxBuffer) && r.maxBuffer >= 1) options.max_buffer = Math.floor(r.maxBuffer);
+    if (r.kind === "spawn") options.credit = OUTPUT_CREDIT;
+    if (r.uid !== undefined) options.uid = r.uid;
+    if (r.gid !== undefined) options.gid = r.gid;
+    return options;
+  }
+
+  #sendSpawn() {
+    if (this.#state !== "starting") return;
+    if (this.#pendingKill !== null) {
+      this.#cancelled(this.#pendingKill);
+      return;
+    }
+    try {
+      this.#id = this.#channel.register({
+        onMessage: (name, values) => this.#onMessage(name, values),
+        onGone: (error) => this.#onGone(error),
+      });
+      this.#state = "launching";
+      this.#channel.send("spawn", [this.#id, this.#request.spawnfile, this.#request.spawnargs.slice(1), this.#spawnOptions()]);
+    } catch (error) {
+      this.#onGone(error);
+    }
+  }
+
+  #onMessage(name, values) {
+    switch (name) {
+      case "spawned": return this.#onSpawned(values);
+      case "spawn_error": return this.#onSpawnError(values[1]);
+      case "data": return this.#output(values[1])?._receive(values[2]);
+      case "eof":
+        this.#output(values[1])?._eof();
+        return this.#helperPaid();
+      case "exit":
+        this.#onExit(values[1], values[2], values[3]);
+        return this.#helperPaid();
+      case "written": return this.child.stdin?._acknowledge(values[1]);
+      case "stdin_error": return this.child.stdin?._fail(values[1]);
+      case "error": return this.#onRequestRejected(values[2]);
+    }
+  }
+
+  #onSpawned([, pid, createUs, queuedUs]) {
+    this.#state = "running";
+    this.child.pid = pid;
+    this.child._deliver("spawn");
+    this.#launchedSettle.resolve();
+    this.#onLaunch?.({ kind: this.#request.kind, file: this.#request.spawnfile, createMs: createUs / 1000, queuedMs: queuedUs / 1000 });
+  }
+
+  #onSpawnError(code) {
+    if (code === "ECANCELED" && this.#pendingKill !== null) {
+      this.#cancelled(this.#pendingKill);
+      return;
+    }
+    const { error, emitted } = spawnFailure(code, this.#request.spawnfile, this.#request.spawnargs);
+    this.#releaseId();
+    if (!emitted) {
+      this.#finish();
+      this.#launchedSettle.reject(error);
+      return;
+    }
+    this.child.exitCode = error.errno;
+    this.#launchedSettle.resolve();
+    this.child._deliver("error", error);
+    this.#closeNow();
+  }
+
+  // A kill reached the launch before the process existed: it never runs.
+  #cancelled(signal) {
+    this.#releaseId();
+    this.child.signalCode = signal === 0 ? null : signal;
+    this.#launchedSettle.resolve();
+    this.#closeNow();
+  }
+
+  #onExit(status, signal, flags) {
+    this.#state = "exited";
+    this.child.exitCode = signal === null ? status : null;
+    this.child.signalCode = signal;
+    this.child._exitFlags = flags;
+    if (flags & 1) this.child.killed = true; // timed out: the helper sent kill_signal
+    // As child_process does: stdin goes away with the process, and outputs nobody
+    // listens to are drained so that `close` can follow.
+    this.child.stdin?.destroy();
+    this.child._deliver("exit", this.child.exitCode, signal);
+    for (const stream of [this.child.stdout, this.child.stderr]) {
+      if (stream && stream.readable && !stream.readableListening) stream.resume();
+    }
+    this.#maybeClose();
+  }
+
+  #onRequestRejected(message) {
+    const error = new ProtocolError("rejected", `the helper rejected a request for this child: ${message}`);
+    if (this.#state === "launching") {
+      this.#releaseId();
+      this.#finish();
+      this.#launchedSettle.reject(error);
+    } else {
+      this.child._deliver("error", error);
+    }
+  }
+
+  #onGone(error) {
+    if (this.#state === "closed") return;
+    if (this.#state === "starting" || this.#state === "launching") {
+      this.#finish();
+      this.#launchedSettle.reject(error);
+      return;
+    }
+    this.child._deliver("error", error);
+    this.child.stdin?.destroy();
+    this.child.stdout?.destroy();
+    this.child.stderr?.destroy();
+    this.#closeNow();
+  }
+
+  #maybeClose() {
+    if (--this.#closesNeeded > 0 || this.#state === "closed") return;
+    this.#finish();
+    this.child._deliver("close", this.child.exitCode, this.child.signalCode);
+  }
+
+  #closeNow() {
+    if (this.#state === "closed") return;
+    this.child.stdin?.destroy();
+    this.#finish();
+    this.child._deliver("close", this.child.exitCode, this.child.signalCode);
+  }
+
+  #helperPaid() {
+    if (--this.#helperOwes === 0) this.#releaseId();
+  }
+
+  #releaseId() {
+    if (this.#id !== 0) this.#channel.release(this.#id);
+  }
+
+  // The child is closed for its user: stop holding Node alive for it.
+  #finish() {
+    this.#state = "closed";
+    if (this.#refHeld) {
+      this.#refHeld = false;
+      this.#channel.unref();
+    }
+  }
+
+  #output(fd) {
+    return fd === 1 ? this.child.stdout : fd === 2 ? this.child.stderr : null;
+  }
+
+  #grant(fd, bytes) {
+    // Output may still arrive after exit, until its eof: grant while the helper owes it.
+    if (this.#id === 0 || this.#helperOwes === 0) return;
+    try { this.#channel.send("credit", [this.#id, fd, bytes]); } catch { /* helper gone: onGone settles */ }
+  }
+
+  #kill(signal) {
+    if (this.#state === "starting") {
+      this.#pendingKill = signal;
+      return true;
+    }
+    if (this.#state !== "launching" && this.#state !== "running") return false;
+    if (signal === 0) return true;
+    if (this.#state === "launching") this.#pendingKill = signal;
+    try {
+      this.#channel.send("kill", [this.#id, signal]);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  #ref() {
+    if (this.#refHeld || this.#state === "closed") return;
+    this.#refHeld = true;
+    this.#channel.ref();
+  }
+
+  #unref() {
+    if (!this.#refHeld) return;
+    this.#refHeld = false;
+    this.#channel.unref();
+  }
+}

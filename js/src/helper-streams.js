@@ -1,0 +1,113 @@
+// A helper-mode child's stdio as Node streams, with flow control across the pipe:
+// output is granted to the helper as credit only while the consumer reads, and stdin
+// write callbacks wait for the helper's `written` acknowledgements.
+import { Readable, Writable } from "node:stream";
+import { MAX_DATA_CHUNK } from "./protocol-generated.js";
+import { errnoError } from "./errors.js";
+
+/** Read credit granted per output stream; also the initial credit in the spawn request. */
+export const OUTPUT_CREDIT = 64 * 1024;
+/** Bytes of stdin that may be unacknowledged before write callbacks start to wait. */
+export const STDIN_WINDOW = 64 * 1024;
+
+/**
+ * A child's stdout or stderr. With `credit`, the helper may send only what was granted;
+ * `_read()` (called only while the consumer wants data) tops the grant back up, so a
+ * paused consumer grants nothing and the child ends up blocked on a full pipe.
+ */
+export class HelperOutput extends Readable {
+  #grant;
+  #credit;
+  #outstanding;
+
+  /**
+   * @param {{ grant?: (bytes: number) => void, credit?: number }} options without
+   *   `credit` the helper sends without limit (execute-to-completion calls).
+   */
+  constructor({ grant, credit } = {}) {
+    super({ highWaterMark: OUTPUT_CREDIT });
+    this.#grant = grant;
+    this.#credit = credit;
+    this.#outstanding = credit ?? 0;
+  }
+
+  _read() {
+    if (this.#credit === undefined || this.#outstanding > this.#credit / 2) return;
+    const more = this.#credit - this.#outstanding;
+    this.#outstanding = this.#credit;
+    this.#grant(more);
+  }
+
+  /** Backend: bytes from a `data` message. */
+  _receive(bytes) {
+    this.#outstanding -= bytes.length;
+    if (!this.destroyed) this.push(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  }
+
+  /** Backend: the `eof` message. */
+  _eof() {
+    if (!this.destroyed) this.push(null);
+  }
+}
+
+/**
+ * A child's stdin. Writes go out at once in frames of at most MAX_DATA_CHUNK bytes; a
+ * write's callback waits while more than STDIN_WINDOW bytes are unacknowledged, which
+ * makes write() return false and `drain` fire when the child really reads.
+ */
+export class HelperInput extends Writable {
+  #send;
+  #end;
+  #inFlight = 0;
+  #waiting = null;
+
+  /** @param {{ send: (bytes: Uint8Array) => void, end: () => void }} io */
+  constructor({ send, end }) {
+    super();
+    this.#send = send;
+    this.#end = end;
+  }
+
+  _write(chunk, encoding, callback) {
+    try {
+      for (let offset = 0; offset < chunk.length; offset += MAX_DATA_CHUNK) {
+        this.#send(chunk.subarray(offset, offset + MAX_DATA_CHUNK));
+      }
+    } catch (error) {
+      callback(error);
+      return;
+    }
+    this.#inFlight += chunk.length;
+    if (this.#inFlight <= STDIN_WINDOW) callback();
+    else this.#waiting = callback;
+  }
+
+  _final(callback) {
+    try {
+      this.#end();
+      callback();
+    } catch (error) {
+      callback(error);
+    }
+  }
+
+  _destroy(error, callback) {
+    this.#waiting = null;
+    callback(error);
+  }
+
+  /** Backend: a `written` message acknowledged `bytes`. */
+  _acknowledge(bytes) {
+    this.#inFlight -= bytes;
+    if (this.#waiting && this.#inFlight <= STDIN_WINDOW) {
+      const callback = this.#waiting;
+      this.#waiting = null;
+      callback();
+    }
+  }
+
+  /** Backend: a `stdin_error` message; surfaces like Node's `write EPIPE`. */
+  _fail(code) {
+    if (!this.destroyed) this.destroy(errnoError(code, "write"));
+  }
+}

@@ -1,0 +1,122 @@
+// ProcessHost: the public entry point. It validates every call through options.js and
+// hands the normalized request to one backend, so both modes share every rule.
+import { rm } from "node:fs/promises";
+import { normalizeExecRequest, normalizeSpawnRequest, splitArguments } from "./options.js";
+import { runToCompletion } from "./exec-run.js";
+import { InlineBackend } from "./backend-inline.js";
+import { HelperBackend } from "./backend-helper.js";
+import { warnUnhandledChildError } from "./host-child.js";
+import { HostShutdownError, invalidOption } from "./errors.js";
+
+/**
+ * Starts child processes without blocking the event loop: in helper mode (the default)
+ * a small native helper creates them on its own threads.
+ */
+export class ProcessHost {
+  #backend;
+  #mode;
+  #closed = false;
+
+  /**
+   * @param {object} [options]
+   * @param {"helper"|"inline"} [options.mode] "inline" uses node:child_process in this thread
+   * @param {number} [options.maxLaunchThreads] launches the helper runs at once
+   * @param {(launch: {kind: string, file: string, createMs: number, queuedMs: number}) => void} [options.onLaunch]
+   * @param {(error: Error, pid: number|undefined) => void} [options.onUnhandledChildError]
+   * @param {boolean} [options.restart] start a new helper after one went away (default true)
+   * @param {string} [options.helperPath] the helper executable (default: located automatically)
+   */
+  constructor(options = {}) {
+    if (options === null || typeof options !== "object") throw invalidOption("options", options, "an object");
+    const { mode = "helper", maxLaunchThreads, onLaunch, onUnhandledChildError = warnUnhandledChildError, restart = true, helperPath } = options;
+    if (mode !== "helper" && mode !== "inline") throw invalidOption("mode", mode, "\"helper\" or \"inline\"", "ERR_INVALID_ARG_VALUE");
+    if (maxLaunchThreads !== undefined && !(Number.isInteger(maxLaunchThreads) && maxLaunchThreads >= 1 && maxLaunchThreads <= 1024)) {
+      throw invalidOption("maxLaunchThreads", maxLaunchThreads, "an integer from 1 to 1024", "ERR_OUT_OF_RANGE");
+    }
+    for (const [name, fn] of [["onLaunch", onLaunch], ["onUnhandledChildError", onUnhandledChildError]]) {
+      if (fn !== undefined && typeof fn !== "function") throw invalidOption(name, fn, "a function");
+    }
+    if (typeof restart !== "boolean") throw invalidOption("restart", restart, "a boolean");
+    if (helperPath !== undefined && (typeof helperPath !== "string" || helperPath === "")) {
+      throw invalidOption("helperPath", helperPath, "a non-empty path string");
+    }
+    this.#mode = mode;
+    const hooks = { onLaunch, onUnhandledChildError };
+    this.#backend = mode === "inline"
+      ? new InlineBackend(hooks)
+      : new HelperBackend({ ...hooks, maxLaunchThreads, restart, helperPath });
+  }
+
+  /** "helper" or "inline". */
+  get mode() {
+    return this.#mode;
+  }
+
+  /**
+   * Runs a program to completion, like promisified child_process.execFile.
+   * @returns {Promise<{ stdout: string|Buffer, stderr: string|Buffer }>}
+   */
+  async execFile(file, args, options) {
+    this.#checkOpen();
+    const split = splitArguments(args, options);
+    const request = normalizeExecRequest(file, split.args, split.options);
+    this.#checkSupported(request);
+    return runToCompletion(this.#backend, request);
+  }
+
+  /**
+   * Runs a shell command to completion, like promisified child_process.exec.
+   * @returns {Promise<{ stdout: string|Buffer, stderr: string|Buffer }>}
+   */
+  async exec(command, options) {
+    this.#checkOpen();
+    const request = normalizeExecRequest(command, [], options ?? {}, { viaExec: true });
+    this.#checkSupported(request);
+    return runToCompletion(this.#backend, request);
+  }
+
+  /**
+   * Starts a long-lived child. Resolves once the process exists, or with `pid`
+   * undefined and an `error` then `close` event when it could not be created.
+   * @returns {Promise<import("./host-child.js").HostChild>}
+   */
+  async spawn(file, args, options) {
+    this.#checkOpen();
+    const split = splitArguments(args, options);
+    const request = normalizeSpawnRequest(file, split.args, split.options);
+    this.#checkSupported(request);
+    const { child, launched } = this.#backend.launch(request);
+    await launched;
+    // Events known already (spawn, error) are raised once the caller holds the child.
+    setImmediate(() => child._release());
+    return child;
+  }
+
+  /**
+   * Deletes a file or directory tree; a path already gone is not an error and links
+   * are removed, not followed.
+   * @param {string} path
+   */
+  async removeTree(path) {
+    this.#checkOpen();
+    if (typeof path !== "string" || path === "" || path.includes("\u0000")) {
+      throw invalidOption("path", path, "a non-empty path string without NUL bytes");
+    }
+    if (this.#backend.removeTree) return this.#backend.removeTree(path);
+    await rm(path, { recursive: true, force: true, maxRetries: 3 });
+  }
+
+  /** Stops the helper; calls still pending reject with a HostShutdownError. */
+  async shutdown() {
+    this.#closed = true;
+    await this.#backend.shutdown();
+  }
+
+  #checkOpen() {
+    if (this.#closed) throw new HostShutdownError("this ProcessHost was shut down; create a new one");
+  }
+
+  #checkSupported(request) {
+    this.#backend.checkSupported?.(request);
+  }
+}

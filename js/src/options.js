@@ -1,0 +1,219 @@
+// The one options layer: every public call validates and normalizes its arguments here,
+// before choosing a backend, so inline and helper mode see identical requests.
+// Normalization follows lib/child_process.js (normalizeSpawnArguments, execFile,
+// normalizeExecArgs) so that spawnfile/spawnargs/cmd/env come out exactly as Node's.
+import { constants as osConstants } from "node:os";
+import { fileURLToPath } from "node:url";
+import { invalidOption, nulByteInOption } from "./errors.js";
+
+const SIGNAL_NAME_BY_NUMBER = new Map(Object.entries(osConstants.signals).map(([name, n]) => [n, name]));
+const DEFAULT_MAX_BUFFER = 1024 * 1024;
+const STDIO_NAMES = new Set(["pipe", "ignore", "inherit"]);
+
+/**
+ * Resolves a signal given by name or number to its name, the way child_process
+ * validates `killSignal` and `kill()` arguments.
+ * @param {string|number} signal
+ * @param {string} optionName used in the error
+ * @returns {string} e.g. "SIGTERM"
+ */
+export function signalName(signal, optionName = "signal") {
+  if (typeof signal === "number" && SIGNAL_NAME_BY_NUMBER.has(signal)) return SIGNAL_NAME_BY_NUMBER.get(signal);
+  if (typeof signal === "string" && Object.hasOwn(osConstants.signals, signal)) return signal;
+  if (typeof signal !== "string" && typeof signal !== "number") {
+    throw invalidOption(optionName, signal, "a signal name or number");
+  }
+  const error = new TypeError(`Unknown signal: ${signal}`);
+  error.code = "ERR_UNKNOWN_SIGNAL";
+  throw error;
+}
+
+/**
+ * Splits `(file, args?, options?)` like execFile/spawn do: args may be omitted, and an
+ * object in its place is the options.
+ */
+export function splitArguments(args, options) {
+  if (args == null) return { args: [], options: options ?? {} };
+  if (!Array.isArray(args)) {
+    if (typeof args === "object" && options === undefined) return { args: [], options: args };
+    throw invalidOption("args", args, "an array of strings", "ERR_INVALID_ARG_VALUE");
+  }
+  return { args, options: options ?? {} };
+}
+
+/**
+ * Normalizes an execFile/exec call.
+ * @param {string} file
+ * @param {string[]} args
+ * @param {object} options
+ * @param {{ viaExec?: boolean }} [how] viaExec: `file` is exec's command string
+ */
+export function normalizeExecRequest(file, args, options, { viaExec = false } = {}) {
+  checkObject("options", options);
+  if (viaExec) {
+    checkString("command", file);
+    options = { ...options, shell: typeof options.shell === "string" ? options.shell : true };
+  }
+  const request = normalizeCommon("exec", file, args, options);
+  request.cmd = viaExec ? file : [file, ...args].join(" ");
+  request.maxBuffer = optional(options.maxBuffer, DEFAULT_MAX_BUFFER, (v) => {
+    if (typeof v !== "number" || Number.isNaN(v) || v < 0) throw invalidOption("maxBuffer", v, "a non-negative number");
+    return v;
+  });
+  // Like execFile: "buffer" and names that are not Buffer encodings give Buffers.
+  const encoding = options.encoding === undefined ? "utf8" : options.encoding;
+  request.encoding = encoding !== "buffer" && Buffer.isEncoding(encoding) ? encoding : "buffer";
+  request.input = optional(options.input, undefined, (v) => {
+    if (typeof v === "string") return Buffer.from(v);
+    if (ArrayBuffer.isView(v)) return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+    throw invalidOption("input", v, "a string, Buffer, TypedArray or DataView");
+  });
+  request.completeWhen = optional(options.completeWhen, undefined, (v) => {
+    if (v !== "stdout-json") throw invalidOption("completeWhen", v, "\"stdout-json\"", "ERR_INVALID_ARG_VALUE");
+    return v;
+  });
+  request.stdio = ["pipe", "pipe", "pipe"];
+  return request;
+}
+
+/** Normalizes a spawn call. */
+export function normalizeSpawnRequest(file, args, options) {
+  checkObject("options", options);
+  const request = normalizeCommon("spawn", file, args, options);
+  request.stdio = normalizeStdio(options.stdio);
+  return request;
+}
+
+function normalizeCommon(kind, file, args, options) {
+  checkString("file", file);
+  if (file.length === 0) throw invalidOption("file", file, "a non-empty string", "ERR_INVALID_ARG_VALUE");
+  if (!Array.isArray(args)) throw invalidOption("args", args, "an array of strings", "ERR_INVALID_ARG_VALUE");
+  args.forEach((arg, i) => checkString(`args[${i}]`, arg));
+
+  const shell = optional(options.shell, false, (v) => {
+    if (typeof v === "boolean") return v;
+    checkString("shell", v);
+    return v;
+  });
+  const argv0 = optional(options.argv0, undefined, (v) => checkString("argv0", v));
+
+  let spawnfile = file;
+  let spawnargs = args.slice();
+  if (shell) {
+    const command = [file, ...args].join(" ");
+    spawnfile = typeof shell === "string" ? shell : "/bin/sh";
+    spawnargs = ["-c", command];
+  }
+  spawnargs.unshift(argv0 ?? spawnfile);
+
+  const env = normalizeEnv(options.env);
+  const killSignal = signalName(options.killSignal ?? "SIGTERM", "killSignal");
+  return {
+    kind,
+    file,
+    args,
+    spawnfile,
+    spawnargs,
+    cwd: normalizeCwd(options.cwd),
+    env: env.object,
+    envPairs: env.pairs,
+    timeout: optional(options.timeout, 0, (v) => {
+      if (!Number.isInteger(v) || v < 0) throw invalidOption("timeout", v, "a non-negative integer (milliseconds)", "ERR_OUT_OF_RANGE");
+      return v;
+    }),
+    killSignal,
+    signal: optional(options.signal, undefined, (v) => {
+      if (typeof v !== "object" || !("aborted" in v)) throw invalidOption("signal", v, "an AbortSignal");
+      return v;
+    }),
+    uid: optional(options.uid, undefined, (v) => checkId("uid", v)),
+    gid: optional(options.gid, undefined, (v) => checkId("gid", v)),
+    detached: optional(options.detached, false, (v) => checkBoolean("detached", v)),
+    windowsHide: optional(options.windowsHide, false, (v) => checkBoolean("windowsHide", v)),
+    windowsVerbatimArguments: optional(options.windowsVerbatimArguments, false, (v) => checkBoolean("windowsVerbatimArguments", v)),
+  };
+}
+
+// `env` defaults to process.env as it is at call time. Keys from the prototype chain
+// count and undefined values are dropped, as in child_process.
+function normalizeEnv(envOption) {
+  if (envOption != null) checkObject("env", envOption);
+  const source = envOption || process.env;
+  const object = {};
+  const pairs = [];
+  for (const key in source) {
+    const value = source[key];
+    if (value === undefined) continue;
+    checkNoNul(`env['${key}']`, key);
+    checkNoNul(`env['${key}']`, String(value));
+    object[key] = String(value);
+    pairs.push(`${key}=${value}`);
+  }
+  // child_process always passes NODE_V8_COVERAGE on, so that coverage reaches children.
+  if (envOption && process.env.NODE_V8_COVERAGE !== undefined && !Object.hasOwn(object, "NODE_V8_COVERAGE")) {
+    object.NODE_V8_COVERAGE = process.env.NODE_V8_COVERAGE;
+    pairs.push(`NODE_V8_COVERAGE=${process.env.NODE_V8_COVERAGE}`);
+  }
+  return { object, pairs };
+}
+
+function normalizeCwd(cwd) {
+  if (cwd == null) return undefined;
+  if (cwd instanceof URL) {
+    if (cwd.protocol !== "file:") throw invalidOption("cwd", cwd.href, "a path string, Buffer or file: URL", "ERR_INVALID_URL_SCHEME");
+    return fileURLToPath(cwd);
+  }
+  if (Buffer.isBuffer(cwd)) cwd = cwd.toString();
+  return checkString("cwd", cwd);
+}
+
+function normalizeStdio(stdio) {
+  if (stdio == null) return ["pipe", "pipe", "pipe"];
+  if (typeof stdio === "string") {
+    if (!STDIO_NAMES.has(stdio)) throw invalidOption("stdio", stdio, "\"pipe\", \"ignore\", \"inherit\" or an array of those", "ERR_INVALID_ARG_VALUE");
+    return [stdio, stdio, stdio];
+  }
+  if (!Array.isArray(stdio)) throw invalidOption("stdio", stdio, "a string or an array");
+  if (stdio.length > 3) {
+    throw invalidOption("stdio", stdio, "at most three entries (extra descriptors and \"ipc\" are not supported yet)", "ERR_INVALID_ARG_VALUE");
+  }
+  return [0, 1, 2].map((fd) => {
+    const entry = stdio[fd];
+    if (entry == null) return "pipe";
+    if (STDIO_NAMES.has(entry)) return entry;
+    // An integer n gives the child the parent's fd n; only n === fd maps onto "inherit".
+    if (entry === fd) return "inherit";
+    throw invalidOption(`stdio[${fd}]`, entry, `"pipe", "ignore", "inherit" or ${fd} (streams and other descriptors are not supported)`, "ERR_INVALID_ARG_VALUE");
+  });
+}
+
+function optional(value, fallback, check) {
+  return value == null ? fallback : check(value);
+}
+
+function checkObject(name, value) {
+  if (value === null || typeof value !== "object") throw invalidOption(name, value, "an object");
+  return value;
+}
+
+function checkString(name, value) {
+  if (typeof value !== "string") throw invalidOption(name, value, "a string");
+  return checkNoNul(name, value);
+}
+
+function checkNoNul(name, value) {
+  if (value.includes("\u0000")) throw nulByteInOption(name, value);
+  return value;
+}
+
+function checkBoolean(name, value) {
+  if (typeof value !== "boolean") throw invalidOption(name, value, "a boolean");
+  return value;
+}
+
+function checkId(name, value) {
+  if (!Number.isInteger(value) || value < 0 || value > 0xffffffff) {
+    throw invalidOption(name, value, "an integer between 0 and 4294967295", "ERR_OUT_OF_RANGE");
+  }
+  return value;
+}

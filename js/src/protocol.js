@@ -1,0 +1,170 @@
+// The wire codec: frames are a u32 little-endian body length followed by one
+// MessagePack array `[code, ...fields]` (schema/README.md). Every rule checked here
+// comes from the generated constants, so the codec cannot drift from the schema.
+// Decoding errors carry the same category names as schema/vectors.json.
+import { Encoder, decode } from "@msgpack/msgpack";
+import {
+  MSG, FIELDS, FIELD_TYPES, DIRECTION, SPAWN_OPTION_TYPES, STDIO_KIND, MAX_BODY_BYTES,
+} from "./protocol-generated.js";
+import { ProtocolError } from "./errors.js";
+
+const NAME_BY_CODE = new Map(Object.entries(MSG).map(([name, code]) => [code, name]));
+const STDIO_KINDS = new Set(Object.values(STDIO_KIND));
+const encoder = new Encoder({ ignoreUndefined: true });
+
+/**
+ * Encodes one message as a complete frame.
+ * @param {string} name message name from the schema
+ * @param {unknown[]} fields field values in wire order
+ * @returns {Buffer}
+ */
+export function encodeFrame(name, fields) {
+  const code = MSG[name];
+  if (code === undefined) throw new ProtocolError("unknown_message", `unknown message "${name}"`);
+  const body = encoder.encode([code, ...fields]);
+  if (body.length > MAX_BODY_BYTES) {
+    throw new ProtocolError("oversized", `a ${name} frame of ${body.length} bytes exceeds the ${MAX_BODY_BYTES}-byte limit`);
+  }
+  const frame = Buffer.allocUnsafe(4 + body.length);
+  frame.writeUInt32LE(body.length, 0);
+  frame.set(body, 4);
+  return frame;
+}
+
+/**
+ * Decodes and validates one frame body.
+ * @param {Uint8Array} body
+ * @param {"to_node"|"to_helper"} receiver which side is reading: a message meant for
+ *   the other side is an unknown message here.
+ * @returns {{ name: string, values: unknown[] }} values are the fields in wire order.
+ */
+export function decodeBody(body, receiver) {
+  let value;
+  try {
+    value = decode(body, { useBigInt64: false });
+  } catch (cause) {
+    throw new ProtocolError("not_msgpack", `frame body is not one MessagePack value: ${cause.message}`);
+  }
+  if (!Array.isArray(value) || value.length === 0) {
+    throw new ProtocolError("not_array", "frame body is not a non-empty array");
+  }
+  const [code, ...values] = value;
+  const name = NAME_BY_CODE.get(code);
+  if (name === undefined || DIRECTION[name] !== receiver) {
+    throw new ProtocolError("unknown_message", `unknown message code ${JSON.stringify(code)} for ${receiver}`);
+  }
+  const types = FIELD_TYPES[name];
+  if (values.length !== types.length) {
+    throw new ProtocolError("wrong_size", `${name} has ${values.length} fields, expected ${types.length}`);
+  }
+  for (let i = 0; i < types.length; i++) {
+    const field = FIELDS[name][i];
+    if (!matchesType(values[i], types[i]) || (field === "id" && values[i] === 0)) {
+      throw new ProtocolError("bad_field", `${name}.${field} is not a valid ${types[i]}${field === "id" ? " (ids are never 0)" : ""}`);
+    }
+  }
+  if (name === "spawn") checkSpawnOptions(values[3]);
+  return { name, values };
+}
+
+function checkSpawnOptions(options) {
+  for (const [key, optionValue] of Object.entries(options)) {
+    const type = SPAWN_OPTION_TYPES[key];
+    if (type === undefined) throw new ProtocolError("bad_option", `unknown spawn option "${key}"`);
+    if (!matchesType(optionValue, type)) throw new ProtocolError("bad_option", `spawn option "${key}" is not a ${type}`);
+    if (key === "stdio" && (optionValue.length !== 3 || !optionValue.every((k) => STDIO_KINDS.has(k)))) {
+      throw new ProtocolError("bad_option", "spawn option \"stdio\" must hold three stdio kinds");
+    }
+  }
+}
+
+const isUint = (v) => Number.isSafeInteger(v) && v >= 0;
+const TYPE_CHECKS = {
+  uint: isUint,
+  int: (v) => Number.isSafeInteger(v),
+  str: (v) => typeof v === "string",
+  bin: (v) => v instanceof Uint8Array,
+  bool: (v) => typeof v === "boolean",
+  map: (v) => v !== null && typeof v === "object" && !Array.isArray(v) && !(v instanceof Uint8Array),
+  "str[]": (v) => Array.isArray(v) && v.every((s) => typeof s === "string"),
+  "uint[]": (v) => Array.isArray(v) && v.every(isUint),
+};
+
+function matchesType(value, type) {
+  if (type.endsWith("?")) return value === null || TYPE_CHECKS[type.slice(0, -1)](value);
+  return TYPE_CHECKS[type](value);
+}
+
+/**
+ * Splits a byte stream into validated messages. Frames may arrive split across reads
+ * or several to a read; bodies are copied only once they are complete.
+ */
+export class FrameReader {
+  #chunks = [];
+  #buffered = 0;
+  #receiver;
+
+  /** @param {"to_node"|"to_helper"} receiver */
+  constructor(receiver) {
+    this.#receiver = receiver;
+  }
+
+  /**
+   * Adds bytes and returns every message they complete. Throws a ProtocolError on a
+   * bad frame; the stream cannot be trusted after that.
+   * @param {Uint8Array} chunk
+   * @returns {{ name: string, values: unknown[] }[]}
+   */
+  push(chunk) {
+    if (chunk.length > 0) {
+      this.#chunks.push(chunk);
+      this.#buffered += chunk.length;
+    }
+    const messages = [];
+    while (this.#buffered >= 4) {
+      const length = this.#peekLength();
+      if (length > MAX_BODY_BYTES) {
+        throw new ProtocolError("oversized", `frame of ${length} bytes exceeds the ${MAX_BODY_BYTES}-byte limit`);
+      }
+      if (this.#buffered < 4 + length) break;
+      const frame = this.#take(4 + length);
+      messages.push(decodeBody(frame.subarray(4), this.#receiver));
+    }
+    return messages;
+  }
+
+  /** Call at end of stream: leftover bytes are a truncated frame. */
+  end() {
+    if (this.#buffered > 0) {
+      throw new ProtocolError("truncated", `stream ended inside a frame (${this.#buffered} bytes left over)`);
+    }
+  }
+
+  #peekLength() {
+    if (this.#chunks[0].length < 4) this.#chunks = [Buffer.concat(this.#chunks)];
+    const first = this.#chunks[0];
+    return (first[0] | (first[1] << 8) | (first[2] << 16)) + first[3] * 0x1000000;
+  }
+
+  #take(n) {
+    const all = this.#chunks.length === 1 ? this.#chunks[0] : Buffer.concat(this.#chunks);
+    const frame = all.subarray(0, n);
+    const rest = all.subarray(n);
+    this.#chunks = rest.length > 0 ? [rest] : [];
+    this.#buffered = rest.length;
+    return frame;
+  }
+}
+
+/**
+ * Decodes bytes that must hold exactly one frame (used by the vector replays).
+ * @param {Uint8Array} bytes
+ * @param {"to_node"|"to_helper"} receiver
+ */
+export function decodeOneFrame(bytes, receiver) {
+  const reader = new FrameReader(receiver);
+  const messages = reader.push(bytes);
+  reader.end();
+  if (messages.length !== 1) throw new ProtocolError("truncated", `expected one frame, found ${messages.length}`);
+  return messages[0];
+}
