@@ -1,0 +1,104 @@
+// The shared command line of bench/run.mjs and bench/flow.mjs: parse flags, run
+// each suite for each way in fresh processes, print markdown, write charts and
+// the raw numbers to the output folder.
+import { parseArgs } from "node:util";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { join, relative } from "node:path";
+import { spawnCell } from "./spawn-cell.mjs";
+import { ALL_WAYS, KNOWN_WAYS } from "./ways.mjs";
+import { machineLine } from "./procfs.mjs";
+
+const list = (s) => s.split(",").map((x) => x.trim()).filter(Boolean);
+
+function fail(message) {
+  console.error(`bench: ${message}`);
+  process.exit(2);
+}
+
+/** Runs each way's cell one after the other: { [way]: result }. */
+async function simpleDrive({ suite, ways, params }) {
+  const results = {};
+  for (const way of ways) {
+    process.stderr.write(`  ${suite}: ${way} ...\n`);
+    results[way] = await spawnCell(suite, way, params).result;
+  }
+  return results;
+}
+
+/**
+ * script: the entry's name for messages; suites: names it accepts; defaultSuites;
+ * quick: suites and params for --quick; usage: extra help text; outDir.
+ */
+export async function main({ script, suites: known, defaultSuites, quick, usage, outDir }) {
+  const { values: flags } = parseArgs({
+    options: {
+      quick: { type: "boolean", default: false },
+      suite: { type: "string" },
+      ways: { type: "string" },
+      n: { type: "string" },
+      concurrency: { type: "string" },
+      "ballast-gib": { type: "string" },
+      children: { type: "string" },
+      requests: { type: "string" },
+      launches: { type: "string" },
+      out: { type: "string", default: outDir },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  if (flags.help) {
+    console.log(usage);
+    process.exit(0);
+  }
+  const suites = flags.suite ? list(flags.suite) : flags.quick ? quick.suites : defaultSuites;
+  const ways = flags.ways ? list(flags.ways) : ALL_WAYS;
+  for (const s of suites) if (!known.includes(s)) fail(`unknown suite ${s}; expected ${known.join(", ")}`);
+  for (const w of ways) if (!KNOWN_WAYS.includes(w)) fail(`unknown way ${w}; expected ${KNOWN_WAYS.join(", ")}`);
+
+  const params = flags.quick ? { ...quick.params } : {};
+  if (flags.n) params.n = Number(flags.n);
+  if (flags.concurrency) params.concurrency = Number(flags.concurrency);
+  if (flags["ballast-gib"]) params.ballastList = list(flags["ballast-gib"]).map(Number);
+  if (flags.children) params.children = Number(flags.children);
+  if (flags.requests) params.requests = Number(flags.requests);
+  if (flags.launches) params.launches = Number(flags.launches);
+
+  const { kernel, memGiB } = machineLine();
+  const date = new Date().toISOString();
+  const stamp = date.replace(/[:.]/g, "-");
+  const command = `node bench/${script} ${process.argv.slice(2).join(" ")}`.trim();
+  mkdirSync(flags.out, { recursive: true });
+  console.log(`# spawnhost benchmarks\n`);
+  console.log(`- command: \`${command}\``);
+  console.log(`- machine: ${availableParallelism()} CPUs, ${memGiB} GiB, Linux ${kernel}, Node ${process.version}; ${date}`);
+  console.log(`- ways: ${ways.join(", ")}; each in a fresh Node process, one after the other\n`);
+
+  const saved = { command, kernel, node: process.version, cpus: availableParallelism(), date, suites: {} };
+  let failed = false;
+  for (const suite of suites) {
+    const mod = await import(`../suites/${suite}.mjs`);
+    const suiteParams = { ...mod.defaults, ...params };
+    process.stderr.write(`suite ${suite}\n`);
+    let results;
+    try {
+      const drive = mod.drive ?? simpleDrive;
+      results = await drive({ suite, ways, params: suiteParams, spawnCell, explicitWays: Boolean(flags.ways) });
+    } catch (error) {
+      console.error(`bench: suite ${suite} failed: ${error.message}`);
+      failed = true;
+      continue;
+    }
+    const { markdown, charts = [] } = mod.report(results, ways, suiteParams);
+    console.log(`## ${suite}\n\n${markdown}\n`);
+    for (const chart of charts) {
+      const path = join(flags.out, `${chart.name}-${stamp}.svg`);
+      writeFileSync(path, chart.svg);
+      console.log(`chart: ${relative(process.cwd(), path) || path}\n`);
+    }
+    saved.suites[suite] = { params: suiteParams, results };
+  }
+  const jsonPath = join(flags.out, `results-${stamp}.json`);
+  writeFileSync(jsonPath, JSON.stringify(saved, (k, v) => (k === "timeline" ? undefined : v), 1));
+  console.log(`raw results: ${relative(process.cwd(), jsonPath)}`);
+  process.exit(failed ? 1 : 0);
+}

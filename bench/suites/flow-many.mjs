@@ -1,0 +1,31 @@
+// flow.mjs "many": 2,000 concurrent `sleep 30` children with piped stdio.
+// The worker-thread host is left out unless asked for by --ways: one worker per
+// child (about 9 MiB each, see the long-lived suite) would need ~17 GiB.
+import { manyChildren } from "../lib/many.mjs";
+import { comparisonTable } from "../lib/report.mjs";
+import { ROWS } from "./long-lived.mjs";
+
+export const defaults = { children: 2000, startConcurrency: 32, rssCapGiB: 12 };
+
+export async function cell(way, params) {
+  const { children, startConcurrency, rssCapGiB } = { ...defaults, ...params };
+  return manyChildren(way, { count: children, startConcurrency, rssCapBytes: rssCapGiB * 2 ** 30 });
+}
+
+export async function drive({ suite, ways, params, spawnCell, explicitWays }) {
+  const results = {};
+  for (const way of ways) {
+    if (way === "worker-host" && !explicitWays) continue;
+    process.stderr.write(`  ${suite}: ${way} ...\n`);
+    results[way] = await spawnCell(suite, way, params).result;
+  }
+  return results;
+}
+
+export function report(results, ways, params) {
+  const { children } = { ...defaults, ...params };
+  const ran = ways.filter((w) => results[w]);
+  return {
+    markdown: `${children} \`sleep 30\` children with piped stdio alive at once (target: helper RSS < 64 MB, Node growth < 64 MB)\n\n${comparisonTable(ROWS, results, ran)}`,
+  };
+}

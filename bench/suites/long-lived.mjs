@@ -1,0 +1,44 @@
+// Suite "long-lived": 1,000 `sleep 30` children alive at once, and what they cost
+// in memory in Node, in the helper and in worker threads.
+import { manyChildren } from "../lib/many.mjs";
+import { comparisonTable } from "../lib/report.mjs";
+import { mib, ms, num } from "../lib/stats.mjs";
+
+// The worker-thread host holds one worker per child: stop it before it eats the
+// machine (24 GiB here) and report how far it got.
+export const defaults = { children: 1000, startConcurrency: 32, rssCapGiB: 12 };
+
+export async function cell(way, params) {
+  const { children, startConcurrency, rssCapGiB } = { ...defaults, ...params };
+  return manyChildren(way, { count: children, startConcurrency, rssCapBytes: rssCapGiB * 2 ** 30 });
+}
+
+const grow = (r, key) => (r.during[key] ?? 0) - (r.before[key] ?? 0);
+
+export const ROWS = [
+  { label: "children alive at once", get: (r) => r.started, fmt: (v) => num(v), higherIsBetter: true },
+  { label: "time to start them all", get: (r) => r.startMs, fmt: ms },
+  { label: "calling thread blocked in start calls, total", get: (r) => r.blockedTotalMs, fmt: ms },
+  { label: "Node RSS before", get: (r) => r.before.nodeRss, fmt: mib },
+  { label: "Node RSS with all children alive", get: (r) => r.during.nodeRss, fmt: mib },
+  { label: "helper RSS with all children alive", get: (r) => r.during.helperRss, fmt: mib },
+  { label: "Node + helper RSS growth", get: (r) => grow(r, "nodeRss") + grow(r, "helperRss"), fmt: mib },
+  {
+    label: "memory per child (Node + helper growth ÷ children)",
+    get: (r) => (grow(r, "nodeRss") + grow(r, "helperRss")) / r.started,
+    fmt: (v) => `${(v / 1024).toFixed(1)} KiB`,
+  },
+  { label: "Node threads with all children alive", get: (r) => r.during.nodeThreads, fmt: (v) => num(v) },
+  { label: "time to kill all and see them close", get: (r) => r.killMs, fmt: ms },
+  { label: "Node RSS after they closed", get: (r) => r.after.nodeRss, fmt: mib },
+];
+
+export function report(results, ways, params) {
+  const { children, startConcurrency, rssCapGiB } = { ...defaults, ...params };
+  const capped = ways.filter((w) => results[w].cappedAt !== null);
+  const note = capped.length
+    ? `\n\n${capped.join(", ")} stopped starting children at ${capped.map((w) => results[w].cappedAt).join(", ")} when Node's RSS passed ${rssCapGiB} GiB.`
+    : "";
+  const title = `${children} \`sleep 30\` children with piped stdio, ${startConcurrency} start calls in flight, then SIGKILL to all`;
+  return { markdown: `${title}\n\n${comparisonTable(ROWS, results, ways)}${note}` };
+}
