@@ -34,8 +34,10 @@ export class Channel {
   #goingAway = false;
   #gone = null;
   #shutdownRequested = false;
+  #holdForShutdown = false;
   #stderrTail = "";
   #onGone;
+  #closed;
 
   /**
    * Starts the helper at once; `ready` settles after its hello.
@@ -56,6 +58,7 @@ export class Channel {
     stdin.on("error", (error) => this.#goAway(`writing to it failed: ${error.message}`));
     this.#process.on("error", (error) => this.#goAway(`it could not be run: ${error.message}`));
     this.#process.on("exit", () => this.#goAway("it exited"));
+    this.#closed = new Promise((resolve) => this.#process.once("close", resolve));
     this.#applyRef();
   }
 
@@ -117,19 +120,20 @@ export class Channel {
   async shutdown(graceMs = 2000) {
     if (!this.#gone) {
       this.#shutdownRequested = true;
+      // Someone awaits the helper's end: keep Node alive until it has ended.
+      this.#holdForShutdown = true;
+      this.#applyRef();
       try {
         this.send("shutdown", [graceMs]);
         this.#process.stdin.end();
       } catch { /* already going away */ }
     }
-    await new Promise((resolve) => {
-      if (this.#process.exitCode !== null || this.#process.signalCode !== null || this.#gone) resolve();
-      else this.#process.once("close", resolve);
-    });
+    await this.#closed;
+    this.#holdForShutdown = false;
   }
 
   #applyRef() {
-    const method = this.#refs > 0 ? "ref" : "unref";
+    const method = this.#refs > 0 || this.#holdForShutdown ? "ref" : "unref";
     this.#process[method]();
     for (const stream of [this.#process.stdin, this.#process.stdout, this.#process.stderr]) stream?.[method]?.();
   }

@@ -22,6 +22,8 @@ export class HelperLaunch {
   #id = 0;
   #state = "starting";
   #pendingKill = null;
+  // stdin writes made before the spawn request went out (execFile's `input`).
+  #early = [];
   #refHeld = false;
   #closesNeeded = 1;
   // Messages the helper still owes about this id (exit, one eof per piped output);
@@ -55,8 +57,8 @@ export class HelperLaunch {
   #createStdio() {
     const [stdinKind, stdoutKind, stderrKind] = this.#request.stdio;
     const stdin = stdinKind === "pipe" ? new HelperInput({
-      send: (bytes) => this.#channel.send("write", [this.#id, bytes]),
-      end: () => this.#channel.send("end", [this.#id]),
+      send: (bytes) => this.#sendForChild("write", bytes),
+      end: () => this.#sendForChild("end"),
     }) : null;
     const output = (kind, fd) => {
       if (kind !== "pipe") return null;
@@ -107,6 +109,8 @@ export class HelperLaunch {
       });
       this.#state = "launching";
       this.#channel.send("spawn", [this.#id, this.#request.spawnfile, this.#request.spawnargs.slice(1), this.#spawnOptions()]);
+      // The helper holds input that arrives before the process exists.
+      for (const [name, bytes] of this.#early.splice(0)) this.#sendForChild(name, bytes);
     } catch (error) {
       this.#onGone(error);
     }
@@ -232,6 +236,11 @@ export class HelperLaunch {
       this.#refHeld = false;
       this.#channel.unref();
     }
+  }
+
+  #sendForChild(name, bytes) {
+    if (this.#state === "starting") this.#early.push([name, bytes]);
+    else if (this.#id !== 0 && this.#state !== "closed") this.#channel.send(name, bytes === undefined ? [this.#id] : [this.#id, bytes]);
   }
 
   #output(fd) {
