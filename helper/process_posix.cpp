@@ -81,6 +81,9 @@ int child_main(void* raw) {
   for (int fd = 0; fd < 3; ++fd) {
     if (dup2(a->stdio[fd], fd) < 0) child_fail(a, "dup2");
   }
+  // Belt and braces: whatever descriptor someone opened without O_CLOEXEC (a library,
+  // a test harness) ends at exec; the helper also marks inherited ones at start.
+  syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
   if (a->gid || a->uid) setgroups(0, nullptr);  // errors show up in setgid/setuid
   if (a->gid && setgid(*a->gid) < 0) child_fail(a, "setgid");
   if (a->uid && setuid(*a->uid) < 0) child_fail(a, "setuid");

@@ -1,0 +1,219 @@
+// The helper binary end to end, driven over its stdin/stdout like Node drives it.
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <deque>
+
+#include "frame_decoder.hpp"
+#include "process.hpp"
+#include "test_util.hpp"
+
+namespace spawnhost {
+namespace {
+
+using nlohmann::json;
+
+class helper_client {
+ public:
+  helper_client() {
+    spawn_request r;
+    r.id = 1;
+    r.file = SPAWNHOST_HELPER_PATH;
+    r.args = {"--grace-ms", "300"};
+    r.options.stdio = {protocol::stdio_kind::pipe, protocol::stdio_kind::pipe, protocol::stdio_kind::ignore};
+    const int none[3] = {-1, -1, -1};
+    process_ = launch_process(r, none);
+    EXPECT_FALSE(process_.error) << process_.error.message();
+  }
+  ~helper_client() {
+    close_input();
+    exit_status st;
+    if (process_.pid > 0) reap_process(process_.pid, process_.exit_handle.get(), st);
+  }
+
+  void send_raw(const std::string& bytes) {
+    ASSERT_EQ(write(process_.stdio[0].get(), bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
+  }
+  template <class... T>
+  void send(const T&... fields) {
+    msgpack::sbuffer buf;
+    msgpack::packer<msgpack::sbuffer> pk(buf);
+    pk.pack_array(sizeof...(fields));
+    (pk.pack(fields), ...);
+    send_raw(test::frame(std::string(buf.data(), buf.size())));
+  }
+  void close_input() { process_.stdio[0].reset(); }
+
+  // The next message as JSON, or null after 5 s or at end of output.
+  json next() {
+    while (messages_.empty()) {
+      pollfd p{process_.stdio[1].get(), POLLIN, 0};
+      if (poll(&p, 1, 5000) <= 0) return nullptr;
+      char buf[65536];
+      const ssize_t n = read(process_.stdio[1].get(), buf, sizeof buf);
+      if (n <= 0) return nullptr;
+      decoder_.feed(buf, static_cast<std::size_t>(n), [&](std::string_view body) {
+        messages_.push_back(test::to_json(msgpack::unpack(body.data(), body.size()).get()));
+      });
+    }
+    json m = messages_.front();
+    messages_.pop_front();
+    return m;
+  }
+  // Skips messages until one with this code arrives.
+  json next_of(int code) {
+    for (json m = next(); !m.is_null(); m = next()) {
+      if (m[0] == code) return m;
+    }
+    return nullptr;
+  }
+  exit_status wait_exit() {
+    exit_status st;
+    EXPECT_FALSE(reap_process(process_.pid, process_.exit_handle.get(), st));
+    process_.pid = -1;
+    return st;
+  }
+
+ private:
+  launched_process process_;
+  frame_decoder decoder_;
+  std::deque<json> messages_;
+};
+
+std::map<std::string, int> no_options() { return {}; }
+
+TEST(Helper, SaysHelloFirstWithProtocolAndVersion) {
+  helper_client h;
+  json hello = h.next();
+  ASSERT_FALSE(hello.is_null());
+  EXPECT_EQ(hello[0], 1);
+  EXPECT_EQ(hello[1], protocol::version);
+  EXPECT_TRUE(hello[2].is_string());
+}
+
+TEST(Helper, RunsAChildAndReportsOutputEofAndExitInOrder) {
+  helper_client h;
+  h.next();
+  h.send(16, 5, std::string("sh"), std::vector<std::string>{"-c", "printf out; printf err >&2; exit 7"}, no_options());
+  json spawned = h.next();
+  EXPECT_EQ(spawned[0], 2);
+  EXPECT_EQ(spawned[1], 5);
+  std::string out, err;
+  int eofs = 0;
+  json exit_msg;
+  for (json m = h.next(); !m.is_null() && (eofs < 2 || exit_msg.is_null()); m = h.next()) {
+    if (m[0] == 4) (m[2] == 1 ? out : err) += test::unhex(m[3]["$bin"]);
+    if (m[0] == 5) ++eofs;
+    if (m[0] == 6) exit_msg = m;
+    if (eofs == 2 && !exit_msg.is_null()) break;
+  }
+  EXPECT_EQ(out, "out");
+  EXPECT_EQ(err, "err");
+  EXPECT_EQ(exit_msg, json::parse("[6, 5, 7, null, 0]"));
+}
+
+TEST(Helper, AnswersAMissingProgramWithSpawnError) {
+  helper_client h;
+  h.next();
+  h.send(16, 3, std::string("spawnhost-no-such-program"), std::vector<std::string>{}, no_options());
+  EXPECT_EQ(h.next(), json::parse(R"([3, 3, "ENOENT", "exec"])"));
+}
+
+TEST(Helper, AnswersMalformedMessagesAndKeepsServing) {
+  helper_client h;
+  h.next();
+  h.send_raw(test::frame("\xc1"));                  // not MessagePack
+  h.send(99, 1);                                    // unknown type
+  h.send(19, 4, 15);                                // kill with a numeric signal
+  h.send(19, 77, std::string("SIGTERM"));           // unknown child
+  for (const char* category : {"not_msgpack", "unknown_message", "bad_field", "unknown child id 77"}) {
+    json e = h.next();
+    ASSERT_EQ(e[0], 9) << e;
+    EXPECT_EQ(e[2], false);
+    EXPECT_NE(e[3].get<std::string>().find(category), std::string::npos) << e;
+  }
+  h.send(16, 8, std::string("true"), std::vector<std::string>{}, no_options());
+  EXPECT_EQ(h.next()[0], 2);
+}
+
+TEST(Helper, EndsCleanlyAfterAnOversizedFrame) {
+  helper_client h;
+  h.next();
+  h.send_raw(std::string("\xff\xff\xff\xff", 4));
+  json e = h.next();
+  EXPECT_EQ(e[0], 9);
+  EXPECT_EQ(e[2], true);
+  EXPECT_TRUE(h.next().is_null());  // stdout closed
+  EXPECT_EQ(h.wait_exit().code, 0);
+}
+
+TEST(Helper, ReportsATruncatedFrameAtEndOfInput) {
+  helper_client h;
+  h.next();
+  h.send_raw(std::string("\x10\x00\x00\x00\x95", 5));
+  h.close_input();
+  json e = h.next();
+  EXPECT_EQ(e[2], true);
+  EXPECT_NE(e[3].get<std::string>().find("truncated"), std::string::npos);
+  EXPECT_EQ(h.wait_exit().code, 0);
+}
+
+TEST(Helper, EndOfInputTerminatesRunningChildrenAndExits) {
+  helper_client h;
+  h.next();
+  h.send(16, 1, std::string("sleep"), std::vector<std::string>{"30"}, no_options());
+  json spawned = h.next();
+  ASSERT_EQ(spawned[0], 2);
+  const int pid = spawned[2];
+  const auto t0 = std::chrono::steady_clock::now();
+  h.close_input();
+  EXPECT_EQ(h.next_of(6), json::parse(R"([6, 1, null, "SIGTERM", 0])"));
+  EXPECT_EQ(h.wait_exit().code, 0);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(3));
+  EXPECT_NE(kill(pid, 0), 0);  // reaped and gone
+}
+
+TEST(Helper, ChildThatIgnoresTheKillSignalGetsSigkillAfterTheGracePeriod) {
+  helper_client h;
+  h.next();
+  h.send(16, 1, std::string("sh"), std::vector<std::string>{"-c", "trap '' TERM; echo ready; sleep 30"}, no_options());
+  EXPECT_EQ(h.next_of(4)[0], 4);  // "ready": the trap is set
+  h.close_input();
+  EXPECT_EQ(h.next_of(6), json::parse(R"([6, 1, null, "SIGKILL", 0])"));
+  EXPECT_EQ(h.wait_exit().code, 0);
+}
+
+TEST(Helper, OutputIsReadOnlyWithCredit) {
+  helper_client h;
+  h.next();
+  std::map<std::string, int> options{{"credit", 3}};
+  h.send(16, 2, std::string("printf"), std::vector<std::string>{"abcdefgh"}, options);
+  EXPECT_EQ(h.next()[0], 2);
+  json first = h.next_of(4);
+  EXPECT_EQ(test::unhex(first[3]["$bin"]), "abc");
+  h.send(20, 2, 1, 100);
+  json second = h.next_of(4);
+  EXPECT_EQ(test::unhex(second[3]["$bin"]), "defgh");
+}
+
+TEST(Helper, MaxBufferKeepsExactlyTheCapAndKills) {
+  helper_client h;
+  h.next();
+  std::map<std::string, int> options{{"max_buffer", 4}};
+  h.send(16, 2, std::string("sh"), std::vector<std::string>{"-c", "printf 0123456789; sleep 30"}, options);
+  std::string out;
+  json exit_msg;
+  for (json m = h.next(); !m.is_null(); m = h.next()) {
+    if (m[0] == 4) out += test::unhex(m[3]["$bin"]);
+    if (m[0] == 6) { exit_msg = m; break; }
+  }
+  EXPECT_EQ(out, "0123");
+  EXPECT_EQ(exit_msg, json::parse(R"([6, 2, null, "SIGTERM", 2])"));
+}
+
+}  // namespace
+}  // namespace spawnhost
