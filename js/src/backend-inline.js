@@ -60,6 +60,8 @@ export class InlineBackend {
       child._deliver("error", error);
     });
     cp.on("exit", (code, signal) => {
+      // child_process's own timeout kills through cp.kill(), which sets cp.killed.
+      child.killed ||= cp.killed;
       child.exitCode = code;
       child.signalCode = signal;
       child._deliver("exit", code, signal);

@@ -120,6 +120,9 @@ export class Channel {
   async shutdown(graceMs = 2000) {
     if (!this.#gone) {
       this.#shutdownRequested = true;
+      // Calls still pending fail now with a clear reason, not with whatever the
+      // helper's ending does to their children.
+      this.#settleHandlers(new HostShutdownError("the ProcessHost was shut down before this call completed"));
       // Someone awaits the helper's end: keep Node alive until it has ended.
       this.#holdForShutdown = true;
       this.#applyRef();
@@ -153,8 +156,10 @@ export class Channel {
     if (name === "hello") return this.#checkHello(values);
     if (name === "error") {
       const [id, fatal, message] = values;
+      // An error about an id we no longer hold is a request that crossed the child's
+      // last message on the wire (a late credit): nothing to report.
       if (id !== null && this.#handlers.has(id)) this.#handlers.get(id).onMessage(name, values);
-      else if (!fatal) process.emitWarning(`spawnhost helper: ${message}`, { type: "SpawnhostWarning" });
+      else if (id === null && !fatal) process.emitWarning(`spawnhost helper: ${message}`, { type: "SpawnhostWarning" });
       if (fatal) this.#goAway(`it reported a fatal error: ${message}`);
       return;
     }
@@ -173,6 +178,12 @@ export class Channel {
       return;
     }
     this.#hello.resolve(pid);
+  }
+
+  #settleHandlers(error) {
+    const handlers = [...this.#handlers.values()];
+    this.#handlers.clear();
+    for (const handler of handlers) handler.onGone(error);
   }
 
   #keepStderr(text) {
@@ -214,9 +225,7 @@ export class Channel {
     this.#gone = error;
     if (exitCode === null && signalCode === null) this.#process.kill("SIGKILL");
     this.#hello.reject(error);
-    const handlers = [...this.#handlers.values()];
-    this.#handlers.clear();
-    for (const handler of handlers) handler.onGone(error);
+    this.#settleHandlers(error);
     this.#refs = 0;
     this.#applyRef();
     this.#onGone?.(this);

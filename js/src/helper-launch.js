@@ -3,7 +3,7 @@
 // `close` semantics (after exit and after every piped output has closed).
 import { HostChild, watchAbortSignal } from "./host-child.js";
 import { HelperInput, HelperOutput, OUTPUT_CREDIT } from "./helper-streams.js";
-import { STDIO_KIND } from "./protocol-generated.js";
+import { EXIT_FLAG, STDIO_KIND } from "./protocol-generated.js";
 import { ProtocolError, spawnFailure } from "./errors.js";
 
 // An output the consumer destroyed must not leave the child blocked on a full pipe:
@@ -119,7 +119,7 @@ export class HelperLaunch {
   #onMessage(name, values) {
     switch (name) {
       case "spawned": return this.#onSpawned(values);
-      case "spawn_error": return this.#onSpawnError(values[1]);
+      case "spawn_error": return this.#onSpawnError(values[1], values[2]);
       case "data": return this.#output(values[1])?._receive(values[2]);
       case "eof":
         this.#output(values[1])?._eof();
@@ -141,9 +141,17 @@ export class HelperLaunch {
     this.#onLaunch?.({ kind: this.#request.kind, file: this.#request.spawnfile, createMs: createUs / 1000, queuedMs: queuedUs / 1000 });
   }
 
-  #onSpawnError(code) {
+  #onSpawnError(code, stage) {
     if (code === "ECANCELED" && this.#pendingKill !== null) {
       this.#cancelled(this.#pendingKill);
+      return;
+    }
+    if (code === "ETIMEDOUT" && stage === "queue") {
+      // It waited for a launch thread past its whole timeout and never started:
+      // report it as the timeout it is.
+      this.child.killed = true;
+      this.child._exitFlags = EXIT_FLAG.timed_out;
+      this.#cancelled(this.#request.killSignal);
       return;
     }
     const { error, emitted } = spawnFailure(code, this.#request.spawnfile, this.#request.spawnargs);
@@ -172,15 +180,19 @@ export class HelperLaunch {
     this.child.exitCode = signal === null ? status : null;
     this.child.signalCode = signal;
     this.child._exitFlags = flags;
-    if (flags & 1) this.child.killed = true; // timed out: the helper sent kill_signal
+    if (flags & EXIT_FLAG.timed_out) this.child.killed = true; // the helper sent kill_signal
     // As child_process does: stdin goes away with the process, and outputs nobody
     // listens to are drained so that `close` can follow.
     this.child.stdin?.destroy();
     this.child._deliver("exit", this.child.exitCode, signal);
-    for (const stream of [this.child.stdout, this.child.stderr]) {
-      if (stream && stream.readable && !stream.readableListening) stream.resume();
-    }
-    this.#maybeClose();
+    // Only once the caller could attach listeners (the child may exit before spawn()
+    // has even resolved), as child_process's flushStdio does after `exit`.
+    this.child._afterDelivered(() => {
+      for (const stream of [this.child.stdout, this.child.stderr]) {
+        if (stream && stream.readable && !stream._readableState.readableListening) stream.resume();
+      }
+      this.#maybeClose();
+    });
   }
 
   #onRequestRejected(message) {

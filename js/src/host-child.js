@@ -93,11 +93,20 @@ export class HostChild extends EventEmitter {
     else this.#held.push([event, args]);
   }
 
+  /** Backend: run `step` right after the events delivered so far (now, once released). */
+  _afterDelivered(step) {
+    if (this.#released) step();
+    else this.#held.push([step]);
+  }
+
   /** Host: the caller holds the child now; raise what was held back, in order. */
   _release() {
     if (this.#released) return;
     this.#released = true;
-    for (const [event, args] of this.#held.splice(0)) this.emit(event, ...args);
+    for (const [event, args] of this.#held.splice(0)) {
+      if (typeof event === "function") event();
+      else this.emit(event, ...args);
+    }
   }
 }
 

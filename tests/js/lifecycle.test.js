@@ -1,0 +1,140 @@
+// The host's life: idle hosts let Node exit, the helper's handshake, the helper going
+// away, restart, shutdown and removeTree.
+import { describe, test, after } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, mkdirSync, writeFileSync, symlinkSync, existsSync, readFileSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { fileURLToPath } from "node:url";
+import { ProcessHost, HelperExitedError, HelperVersionError, HostShutdownError } from "spawnhost";
+import { modes, hostFor, once, rejection } from "./support/modes.js";
+
+const fixture = (name) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
+const packageVersion = JSON.parse(readFileSync(new URL("../../js/package.json", import.meta.url), "utf8")).version;
+
+for (const mode of modes()) {
+  describe(`host lifecycle (${mode})`, () => {
+    test("an idle host lets the Node process exit on its own", () => {
+      const result = spawnSync(process.execPath, [fixture("idle-host-exits.mjs"), mode], { encoding: "utf8", timeout: 15000 });
+      assert.equal(result.error, undefined, "the process did not exit by itself");
+      assert.equal(result.status, 0, result.stderr);
+      assert.equal(result.stdout, "idle\n");
+    });
+
+    test("removeTree deletes a tree, removes links without following them, and accepts a missing path", async () => {
+      const host = hostFor(mode);
+      const root = mkdtempSync(`${tmpdir()}/spawnhost-rm-`);
+      const outside = mkdtempSync(`${tmpdir()}/spawnhost-keep-`);
+      writeFileSync(`${outside}/keep.txt`, "keep");
+      mkdirSync(`${root}/a/b`, { recursive: true });
+      writeFileSync(`${root}/a/b/file.txt`, "x");
+      symlinkSync(outside, `${root}/a/link`);
+      await host.removeTree(root);
+      assert.equal(existsSync(root), false);
+      assert.deepEqual(readdirSync(outside), ["keep.txt"]);
+      await host.removeTree(root);
+      await host.shutdown();
+    });
+
+    test("calls after shutdown() reject with HostShutdownError", async () => {
+      const host = hostFor(mode);
+      await host.execFile("true");
+      await host.shutdown();
+      await assert.rejects(host.execFile("true"), HostShutdownError);
+    });
+  });
+}
+
+if (modes().includes("helper")) {
+  describe("the helper channel", () => {
+    test("a helper of another version is refused with both versions and its path", async () => {
+      const host = new ProcessHost({ helperPath: fixture("fake-helper-wrong-version.mjs") });
+      const error = await rejection(host.execFile("true"));
+      assert.ok(error instanceof HelperVersionError, String(error));
+      assert.match(error.message, /9\.9\.9/);
+      assert.ok(error.message.includes(packageVersion));
+      assert.ok(error.message.includes(fixture("fake-helper-wrong-version.mjs")));
+    });
+
+    test("a helper that dies rejects pending calls with HelperExitedError quoting its stderr", async () => {
+      const host = new ProcessHost({ helperPath: fixture("fake-helper-dies-on-request.mjs") });
+      const error = await rejection(host.execFile("true"));
+      assert.ok(error instanceof HelperExitedError, String(error));
+      assert.equal(error.exitCode, 7);
+      assert.match(error.message, /exited with code 7/);
+      assert.match(error.message, /dying on purpose/);
+    });
+
+    test("after the helper died, the next call starts a fresh one", async () => {
+      const log = `${mkdtempSync(`${tmpdir()}/spawnhost-log-`)}/starts`;
+      process.env.FAKE_HELPER_LOG = log;
+      try {
+        const host = new ProcessHost({ helperPath: fixture("fake-helper-dies-on-request.mjs") });
+        await rejection(host.execFile("true"));
+        await rejection(host.execFile("true"));
+        assert.equal(readFileSync(log, "utf8").trim().split("\n").length, 2);
+      } finally {
+        delete process.env.FAKE_HELPER_LOG;
+      }
+    });
+
+    test("with restart: false, calls after the helper died fail with the same error", async () => {
+      const host = new ProcessHost({ helperPath: fixture("fake-helper-dies-on-request.mjs"), restart: false });
+      const first = await rejection(host.execFile("true"));
+      const second = await rejection(host.execFile("true"));
+      assert.equal(second, first);
+    });
+
+    test("a live child gets error then close when the helper is killed", async () => {
+      const host = new ProcessHost();
+      after(() => host.shutdown());
+      const child = await host.spawn("sleep", ["10"]);
+      const events = [];
+      child.on("error", (error) => events.push(["error", error.constructor.name]));
+      const closed = once(child, "close").then(() => events.push(["close"]));
+      process.kill(helperPidsOf(process.pid)[0], "SIGKILL");
+      await closed;
+      assert.deepEqual(events, [["error", "HelperExitedError"], ["close"]]);
+      assert.equal((await host.execFile("echo", ["again"])).stdout, "again\n");
+    });
+
+    test("shutdown() rejects a pending call with HostShutdownError", async () => {
+      const host = new ProcessHost();
+      const outcome = rejection(host.execFile("sleep", ["10"]));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await host.shutdown();
+      assert.ok(await outcome instanceof HostShutdownError);
+    });
+
+    test("a missing helper binary is a clear error naming the path", async () => {
+      const host = new ProcessHost({ helperPath: "/nonexistent/spawnhost-helper" });
+      const error = await rejection(host.execFile("true"));
+      assert.equal(error.name, "HelperNotFoundError");
+      assert.match(error.message, /\/nonexistent\/spawnhost-helper/);
+    });
+
+    test("onLaunch reports createMs and queuedMs measured in the helper", async () => {
+      const launches = [];
+      const host = new ProcessHost({ onLaunch: (launch) => launches.push(launch) });
+      await host.execFile("true");
+      await host.shutdown();
+      assert.equal(launches.length, 1);
+      assert.equal(launches[0].kind, "exec");
+      assert.equal(launches[0].file, "true");
+      assert.ok(launches[0].createMs >= 0 && launches[0].queuedMs >= 0);
+    });
+  });
+}
+
+// Children of `pid` whose command is the spawnhost helper (Linux /proc).
+function helperPidsOf(pid) {
+  return readdirSync("/proc").filter((entry) => /^\d+$/.test(entry)).filter((entry) => {
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      return Number(fields[1]) === pid && stat.includes("(spawnhost-helpe");
+    } catch {
+      return false;
+    }
+  }).map(Number);
+}
