@@ -13,13 +13,14 @@ export async function warmUp(way, file, args, count = 4) {
  * Runs `n` launches of file+args to completion through `way`, `concurrency` at a
  * time. Throws (and so fails the benchmark) if any launch fails.
  */
-export async function runBurst(way, { n, concurrency, file, args, timeline = false }) {
+export async function runBurst(way, { n, concurrency, file, args, timeline = false, monitor = true }) {
   const blocked = [];
   let next = 0;
   let failure = null;
-  const monitor = startLoopMonitor();
-  // Let the monitors take their first samples before the burst starts.
-  await new Promise((resolve) => setTimeout(resolve, 20));
+  // The monitors wake the loop every 1 and 5 ms; a burst run only for its CPU
+  // figure goes without them, since their cost would be charged to the launches.
+  const loopMonitor = monitor ? startLoopMonitor() : null;
+  if (loopMonitor) await new Promise((resolve) => setTimeout(resolve, 20)); // first samples
   const cpu0 = mainThreadCpuNs();
   const t0 = performance.now();
   const lane = async () => {
@@ -37,7 +38,7 @@ export async function runBurst(way, { n, concurrency, file, args, timeline = fal
   await Promise.all(Array.from({ length: Math.min(concurrency, n) }, lane));
   const wallMs = performance.now() - t0;
   const cpuNs = mainThreadCpuNs() - cpu0;
-  const loop = monitor.stop();
+  const loop = loopMonitor?.stop();
   if (failure) {
     throw new Error(`${way.name}: launch of ${file} failed: ${failure.message}`, { cause: failure });
   }
@@ -48,15 +49,15 @@ export async function runBurst(way, { n, concurrency, file, args, timeline = fal
     blockedPerLaunchMs: sum(blocked) / n,
     blockedP50Ms: percentile(blocked, 50),
     blockedMaxMs: Math.max(...blocked),
-    loopP50Ms: loop.p50,
-    loopP99Ms: loop.p99,
-    loopMaxMs: loop.max,
+    loopP50Ms: loop?.p50,
+    loopP99Ms: loop?.p99,
+    loopMaxMs: loop?.max,
+    // Time-weighted view of the same thing: the histogram counts one sample per
+    // stall however long it is, this sums how late every 5 ms timer fired.
+    loopStalledShare: loop && sum(loop.timeline.map(([, late]) => late)) / wallMs,
     wallMs,
     perSecond: n / (wallMs / 1000),
     cpuPerLaunchMs: cpuNs / 1e6 / n,
-    // Time-weighted view of the same thing: the histogram counts one sample per
-    // stall however long it is, this sums how late every 5 ms timer fired.
-    loopStalledShare: sum(loop.timeline.map(([, late]) => late)) / wallMs,
-    timeline: timeline ? loop.timeline : undefined,
+    timeline: timeline ? loop?.timeline : undefined,
   };
 }

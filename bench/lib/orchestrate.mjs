@@ -3,7 +3,7 @@
 // the raw numbers to the output folder.
 import { parseArgs } from "node:util";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { availableParallelism } from "node:os";
+import { availableParallelism, loadavg } from "node:os";
 import { join, relative } from "node:path";
 import { spawnCell } from "./spawn-cell.mjs";
 import { ALL_WAYS, KNOWN_WAYS } from "./ways.mjs";
@@ -71,7 +71,10 @@ export async function main({ script, suites: known, defaultSuites, quick, usage,
   console.log(`# spawnhost benchmarks\n`);
   console.log(`- command: \`${command}\``);
   console.log(`- machine: ${availableParallelism()} CPUs, ${memGiB} GiB, Linux ${kernel}, Node ${process.version}; ${date}`);
-  console.log(`- ways: ${ways.join(", ")}; each in a fresh Node process, one after the other\n`);
+  console.log(`- ways: ${ways.join(", ")}; each in a fresh Node process, one after the other`);
+  // Other work on the machine skews every number: say how busy it was.
+  const load = () => loadavg().map((v) => v.toFixed(2)).join(" ");
+  console.log(`- load average at the start: ${load()}\n`);
 
   const saved = { command, kernel, node: process.version, cpus: availableParallelism(), date, suites: {} };
   let failed = false;
@@ -97,6 +100,7 @@ export async function main({ script, suites: known, defaultSuites, quick, usage,
     }
     saved.suites[suite] = { params: suiteParams, results };
   }
+  console.log(`load average at the end: ${load()}`);
   const jsonPath = join(flags.out, `results-${stamp}.json`);
   writeFileSync(jsonPath, JSON.stringify(saved, (k, v) => (k === "timeline" ? undefined : v), 1));
   console.log(`raw results: ${relative(process.cwd(), jsonPath)}`);

@@ -93,7 +93,25 @@ async function processHostWay(mode) {
       const fromHost = host.helperPid ?? host.pid;
       return typeof fromHost === "number" ? fromHost : findHelperPid();
     },
-    close: () => host.shutdown(),
+    async close() {
+      // A ref'd timer keeps Node alive while shutdown() waits for the helper:
+      // the host unrefs the helper when idle, and shutdown() (at the time of
+      // writing) does not ref it again, so without this Node would exit with 13
+      // (unsettled top-level await) before shutdown settles.
+      const keepAlive = setInterval(() => {}, 1000);
+      let timer;
+      try {
+        await Promise.race([
+          host.shutdown(),
+          new Promise((_, reject) => {
+            timer = setTimeout(() => reject(new Error("host.shutdown() did not settle within 10 s")), 10_000);
+          }),
+        ]);
+      } finally {
+        clearTimeout(timer);
+        clearInterval(keepAlive);
+      }
+    },
   };
 }
 
