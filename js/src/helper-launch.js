@@ -223,14 +223,21 @@ export class HelperLaunch {
   #maybeClose() {
     if (--this.#closesNeeded > 0 || this.#state === "closed") return;
     this.#finish();
-    this.child._deliver("close", this.child.exitCode, this.child.signalCode);
+    this.#deliverClose();
   }
 
   #closeNow() {
     if (this.#state === "closed") return;
     this.child.stdin?.destroy();
     this.#finish();
-    this.child._deliver("close", this.child.exitCode, this.child.signalCode);
+    this.#deliverClose();
+  }
+
+  // child_process raises `close` a loop turn after the last stream closed (it waits
+  // for libuv's close callbacks); code that awaits the output and then listens for
+  // `close` relies on that, so we wait a turn as well.
+  #deliverClose() {
+    setImmediate(() => this.child._deliver("close", this.child.exitCode, this.child.signalCode));
   }
 
   #helperPaid() {
