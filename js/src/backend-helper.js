@@ -1,10 +1,9 @@
 // Helper backend: every launch goes to the native helper over a Channel. Owns the
-// current channel, starts a fresh one after the helper went away (option `restart`),
-// and answers what the helper cannot do yet with a TypeError before anything starts.
+// current channel and starts a fresh one after the helper went away (option `restart`).
 import { Channel } from "./channel.js";
 import { HelperLaunch } from "./helper-launch.js";
 import { locateHelper } from "./locate-helper.js";
-import { fsError, invalidOption } from "./errors.js";
+import { fsError } from "./errors.js";
 
 /** Runs every launch through the spawnhost helper. */
 export class HelperBackend {
@@ -27,16 +26,6 @@ export class HelperBackend {
     this.#maxLaunchThreads = maxLaunchThreads;
     this.#restart = restart;
     this.#helperPath = helperPath;
-  }
-
-  /** Throws a TypeError for a request the helper cannot honour. */
-  checkSupported(request) {
-    request.stdio.forEach((kind, fd) => {
-      if (kind === "inherit") {
-        // The helper's own fds 0-2 carry the protocol; it would hand children those.
-        throw invalidOption(`stdio[${fd}]`, kind, "\"pipe\" or \"ignore\" in helper mode (\"inherit\" needs helper support; use mode: \"inline\")", "ERR_INVALID_ARG_VALUE");
-      }
-    });
   }
 
   /** @returns {{ child: import("./host-child.js").HostChild, launched: Promise<void> }} */

@@ -3,6 +3,7 @@
 // the helper unref'd while nothing is in flight, and owns the single path that settles
 // everything when the helper goes away.
 import { spawn } from "node:child_process";
+import { fstatSync } from "node:fs";
 import { createRequire } from "node:module";
 import { FrameReader, encodeFrame } from "./protocol.js";
 import { PROTOCOL_VERSION } from "./protocol-generated.js";
@@ -46,10 +47,14 @@ export class Channel {
   constructor({ helperPath, launchThreads, onGone }) {
     this.#helperPath = helperPath;
     this.#onGone = onGone;
-    const args = launchThreads ? ["--launch-threads", String(launchThreads)] : [];
+    // The helper's own fds 0-2 carry the protocol, so Node's fds 0-2 reach it as 3-5,
+    // for children whose stdio is "inherit".
+    const args = ["--inherit-fds", "3,4,5"];
+    if (launchThreads) args.push("--launch-threads", String(launchThreads));
+    const inherited = [0, 1, 2].map((fd) => (isOpen(fd) ? fd : "ignore"));
     this.#hello = deferred();
     this.#hello.promise.catch(() => {}); // observed by whoever awaits ready
-    this.#process = spawn(helperPath, args, { stdio: ["pipe", "pipe", "pipe"], windowsHide: true });
+    this.#process = spawn(helperPath, args, { stdio: ["pipe", "pipe", "pipe", ...inherited], windowsHide: true });
     const { stdin, stdout, stderr } = this.#process;
     stdout.on("data", (chunk) => this.#receive(chunk));
     stdout.on("end", () => this.#goAway("its stdout ended"));
@@ -229,6 +234,15 @@ export class Channel {
     this.#refs = 0;
     this.#applyRef();
     this.#onGone?.(this);
+  }
+}
+
+function isOpen(fd) {
+  try {
+    fstatSync(fd);
+    return true;
+  } catch {
+    return false;
   }
 }
 

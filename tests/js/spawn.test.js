@@ -153,3 +153,25 @@ for (const mode of modes()) {
     });
   });
 }
+
+for (const mode of modes()) {
+  describe(`spawn with inherited stdio (${mode})`, async () => {
+    const { spawnSync } = await import("node:child_process");
+    const fixture = new URL("../fixtures/inherit-stdout.mjs", import.meta.url).pathname;
+    const run = (stdio) => spawnSync(process.execPath, [fixture, mode, JSON.stringify(stdio)], { encoding: "utf8", timeout: 15000 });
+
+    test("stdio inherit writes to the host process's own stdout and stderr", () => {
+      const result = run("inherit");
+      assert.equal(result.status, 0, result.stderr);
+      assert.equal(result.stdout, "to-stdout\n");
+      assert.equal(result.stderr, "to-stderr\n");
+    });
+
+    test("stdio given as fd numbers 0, 1, 2 inherits those descriptors", () => {
+      const result = run([0, 1, "ignore"]);
+      assert.equal(result.status, 0, result.stderr);
+      assert.equal(result.stdout, "to-stdout\n");
+      assert.equal(result.stderr, "");
+    });
+  });
+}
