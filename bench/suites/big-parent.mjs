@@ -6,7 +6,7 @@ import { rssBytes } from "../lib/procfs.mjs";
 import { ms, num, mib } from "../lib/stats.mjs";
 import { ROWS } from "./event-loop.mjs";
 
-export const defaults = { n: 200, concurrency: 8, ballastList: [0, 1, 4] };
+export const defaults = { n: 100, concurrency: 8, ballastList: [0, 1, 4] };
 
 const NODE_ARGS = ["-e", ""];
 
