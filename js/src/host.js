@@ -5,6 +5,7 @@ import { normalizeExecRequest, normalizeSpawnRequest, splitArguments } from "./o
 import { runToCompletion } from "./exec-run.js";
 import { InlineBackend } from "./backend-inline.js";
 import { HelperBackend } from "./backend-helper.js";
+import { shouldFallBackToInline } from "./locate-helper.js";
 import { warnUnhandledChildError } from "./host-child.js";
 import { HostShutdownError, invalidOption } from "./errors.js";
 
@@ -25,10 +26,13 @@ export class ProcessHost {
    * @param {(error: Error, pid: number|undefined) => void} [options.onUnhandledChildError]
    * @param {boolean} [options.restart] start a new helper after one went away (default true)
    * @param {string} [options.helperPath] the helper executable (default: located automatically)
+   * @param {"inline"|"error"} [options.fallback] when no helper is found for this platform (and
+   *   none was named by helperPath or SPAWNHOST_HELPER_PATH): "inline" (default) runs inline
+   *   and warns once per process; "error" makes every call reject with a HelperNotFoundError
    */
   constructor(options = {}) {
     if (options === null || typeof options !== "object") throw invalidOption("options", options, "an object");
-    const { mode = "helper", maxLaunchThreads, onLaunch, onUnhandledChildError = warnUnhandledChildError, restart = true, helperPath } = options;
+    const { mode = "helper", maxLaunchThreads, onLaunch, onUnhandledChildError = warnUnhandledChildError, restart = true, helperPath, fallback = "inline" } = options;
     if (mode !== "helper" && mode !== "inline") throw invalidOption("mode", mode, "\"helper\" or \"inline\"", "ERR_INVALID_ARG_VALUE");
     if (maxLaunchThreads !== undefined && !(Number.isInteger(maxLaunchThreads) && maxLaunchThreads >= 1 && maxLaunchThreads <= 1024)) {
       throw invalidOption("maxLaunchThreads", maxLaunchThreads, "an integer from 1 to 1024", "ERR_OUT_OF_RANGE");
@@ -40,9 +44,10 @@ export class ProcessHost {
     if (helperPath !== undefined && (typeof helperPath !== "string" || helperPath === "")) {
       throw invalidOption("helperPath", helperPath, "a non-empty path string");
     }
-    this.#mode = mode;
+    if (fallback !== "inline" && fallback !== "error") throw invalidOption("fallback", fallback, "\"inline\" or \"error\"", "ERR_INVALID_ARG_VALUE");
+    this.#mode = mode === "helper" && fallback === "inline" && shouldFallBackToInline(helperPath) ? "inline" : mode;
     const hooks = { onLaunch, onUnhandledChildError };
-    this.#backend = mode === "inline"
+    this.#backend = this.#mode === "inline"
       ? new InlineBackend(hooks)
       : new HelperBackend({ ...hooks, maxLaunchThreads, restart, helperPath });
   }

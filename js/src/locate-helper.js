@@ -1,40 +1,75 @@
 // Finds the helper executable. Never from PATH or the current directory: the binary we
-// run must be the one that belongs to this package. Per-platform packages
-// (@spawnhost/<os>-<arch>) will be looked up here once they exist.
-import { accessSync, constants as fsConstants } from "node:fs";
+// run must be the one that belongs to this package. In order: the helperPath option,
+// SPAWNHOST_HELPER_PATH, the platform package (@spawnhost/<os>-<arch>), and in the
+// spawnhost repository only, the local build output.
+import { accessSync, existsSync, constants as fsConstants } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { HelperNotFoundError } from "./errors.js";
+import { findPlatformHelper } from "./platform-package.js";
 
 /** Environment variable that overrides where the helper is. */
 export const HELPER_PATH_VARIABLE = "SPAWNHOST_HELPER_PATH";
 
-// js/src/locate-helper.js → <repo>/build/spawnhost-helper (the development build).
+// js/src/locate-helper.js → <repo>/build/spawnhost-helper (the development build). An
+// installed copy (node_modules/spawnhost/src/) has no CMakeLists.txt two levels up.
 const LOCAL_BUILD = fileURLToPath(new URL("../../build/spawnhost-helper", import.meta.url));
+const IN_REPOSITORY = existsSync(new URL("../../CMakeLists.txt", import.meta.url)) &&
+  existsSync(new URL("../../helper/main.cpp", import.meta.url));
+
+/**
+ * Looks for the helper without throwing.
+ * @param {string} [explicitPath] ProcessHost's `helperPath` option, which wins
+ * @returns {{ path: string } | { problem: string, chosen: boolean }} the helper, or why
+ *   there is none; `chosen`: the user named a path (option or variable) that does not work
+ */
+export function findHelper(explicitPath) {
+  // An explicit choice that does not work is an error, not a reason to run another binary.
+  for (const [path, source] of [[explicitPath, "the helperPath option"], [process.env[HELPER_PATH_VARIABLE] || undefined, HELPER_PATH_VARIABLE]]) {
+    if (path === undefined) continue;
+    if (isExecutable(path)) return { path };
+    return { chosen: true, problem: `the spawnhost helper ${path} (from ${source}) does not exist or is not executable.` };
+  }
+  const platform = findPlatformHelper();
+  if (platform.path) return platform;
+  if (IN_REPOSITORY && isExecutable(LOCAL_BUILD)) return { path: LOCAL_BUILD };
+  const local = IN_REPOSITORY ? ` In the spawnhost repository, build it with: npm run build (writes ${LOCAL_BUILD}).` : "";
+  return { chosen: false, problem: `${platform.problem}${local}` };
+}
 
 /**
  * Returns the absolute path of the helper to run.
  * @param {string} [explicitPath] ProcessHost's `helperPath` option, which wins
- * @throws {HelperNotFoundError} naming every place looked at and how to fix it
+ * @throws {HelperNotFoundError} saying what is wrong and how to fix it
  */
 export function locateHelper(explicitPath) {
-  const tried = [];
-  const candidates = [
-    [explicitPath, "the helperPath option"],
-    [process.env[HELPER_PATH_VARIABLE] || undefined, `${HELPER_PATH_VARIABLE}`],
-    [LOCAL_BUILD, "the local build output"],
-  ];
-  for (const [path, source] of candidates) {
-    if (path === undefined) continue;
-    if (isExecutable(path)) return path;
-    tried.push(`${path} (${source})`);
-    // An explicit choice that does not work is an error, not a reason to run another binary.
-    if (source !== "the local build output") break;
-  }
+  const found = findHelper(explicitPath);
+  if (found.path) return found.path;
   throw new HelperNotFoundError(
-    `no spawnhost helper executable for ${process.platform}-${process.arch}; looked at: ${tried.join(", ")}. ` +
-    `Build it (cmake -S . -B build && cmake --build build), set ${HELPER_PATH_VARIABLE} to its path, ` +
-    `or use new ProcessHost({ mode: "inline" }).`,
+    `no usable spawnhost helper for ${process.platform}-${process.arch}: ${found.problem} ` +
+    `Set ${HELPER_PATH_VARIABLE} to a helper's path, or use new ProcessHost({ mode: "inline" }).`,
   );
+}
+
+let warnedAboutFallback = false;
+
+/**
+ * ProcessHost's `fallback: "inline"`: true when no helper was chosen by the user and
+ * none was found, so the host should run inline. Warns once per process.
+ * @param {string} [explicitPath] ProcessHost's `helperPath` option
+ */
+export function shouldFallBackToInline(explicitPath) {
+  const found = findHelper(explicitPath);
+  if (found.path || found.chosen) return false;
+  if (!warnedAboutFallback) {
+    warnedAboutFallback = true;
+    process.emitWarning(
+      `spawnhost: no helper for ${process.platform}-${process.arch}, so child processes are created inline ` +
+      `(node:child_process, blocking the event loop while each starts). ${found.problem} ` +
+      `Pass { fallback: "error" } to make this an error, or { mode: "inline" } to choose inline mode and silence this warning.`,
+      { code: "SPAWNHOST_INLINE_FALLBACK" },
+    );
+  }
+  return true;
 }
 
 function isExecutable(path) {
