@@ -151,7 +151,14 @@ function collect({ child, launched }, enforcesLimits, request, resolve, reject) 
   gather(child.stderr, stderrChunks, "stderr");
   child.on("close", (code, signal) => settle(code, signal));
   child.on("error", onError);
-  launched.catch(onError);
+  // A launch that failed the way child_process.spawn() throws (ENOTDIR, E2BIG, EPERM)
+  // or a helper that went away: Node's execFile throws before it knows cmd or output.
+  launched.catch((error) => {
+    if (settled) return;
+    settled = true;
+    clearTimeout(timer);
+    reject(asExecError(error));
+  });
 
   if (request.input !== undefined && child.stdin) {
     // A child that exits without reading its input makes the write fail with EPIPE;

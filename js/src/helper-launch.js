@@ -108,7 +108,15 @@ export class HelperLaunch {
         onGone: (error) => this.#onGone(error),
       });
       this.#state = "launching";
-      this.#channel.send("spawn", [this.#id, this.#request.spawnfile, this.#request.spawnargs.slice(1), this.#spawnOptions()]);
+      try {
+        this.#channel.send("spawn", [this.#id, this.#request.spawnfile, this.#request.spawnargs.slice(1), this.#spawnOptions()]);
+      } catch (error) {
+        // Arguments and environment too big for one frame: exec would refuse them too
+        // (beyond ARG_MAX), so report what child_process reports.
+        if (!(error instanceof ProtocolError && error.category === "oversized")) throw error;
+        this.#onSpawnError("E2BIG", "queue");
+        return;
+      }
       // The helper holds input that arrives before the process exists.
       for (const [name, bytes] of this.#early.splice(0)) this.#sendForChild(name, bytes);
     } catch (error) {
