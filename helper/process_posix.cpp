@@ -17,7 +17,6 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <grp.h>
 
 #include <array>
 #include <cerrno>
@@ -32,6 +31,10 @@
 #endif
 
 extern char** environ;
+// glibc's own name for clone(). Sanitizer runtimes intercept `clone` and treat the
+// child like a fork, resetting their state, which the CLONE_VM child shares with us;
+// calling __clone keeps them out of it (TSan then models launches correctly).
+extern "C" int __clone(int (*fn)(void*), void* stack, int flags, void* arg, ...);
 
 namespace spawnhost {
 namespace {
@@ -41,59 +44,77 @@ constexpr std::size_t child_stack_size = 64 * 1024;
 struct child_args {
   char* const* argv;
   char* const* envp;
-  std::vector<const char*> candidates;  // paths to try with execve, PATH order
+  const char* const* candidates;  // paths to try with execve, PATH order
+  std::size_t candidate_count;
   const char* cwd;
   int stdio[3];
   bool detached;
   pid_t helper_pid;
-  std::optional<std::uint32_t> uid, gid;
+  long uid, gid;  // -1: leave as is
   // Written by the child on failure:
   int error;
   const char* stage;
 };
 
-[[noreturn]] void child_fail(child_args* a, const char* stage) {
-  a->error = errno;
-  a->stage = stage;
-  _exit(127);
+// The child makes raw system calls only. libc wrappers may be intercepted (sanitizers
+// keep their own signal and descriptor tables, shared with the parent under CLONE_VM)
+// or do process-wide work (glibc's setuid signals every thread of the *parent*).
+// Nothing here is instrumented, for the same reason.
+#define SPAWNHOST_CHILD_CODE __attribute__((no_sanitize("address", "thread", "undefined"), noinline))
+
+struct kernel_sigaction {
+  void (*handler)(int);
+  unsigned long flags;
+  void (*restorer)();
+  std::uint64_t mask;
+};
+
+SPAWNHOST_CHILD_CODE long sys(long number, long a = 0, long b = 0, long c = 0, long d = 0) {
+  return syscall(number, a, b, c, d);
 }
 
-int child_main(void* raw) {
+[[noreturn]] SPAWNHOST_CHILD_CODE void child_fail(child_args* a, const char* stage) {
+  a->error = errno;
+  a->stage = stage;
+  sys(SYS_exit_group, 127);
+  __builtin_unreachable();
+}
+
+SPAWNHOST_CHILD_CODE int child_main(void* raw) {
   auto* a = static_cast<child_args*>(raw);
   // Dispositions: the parent blocked every signal before cloning, so no handler can
   // run on this shared memory. Reset all to default (SIGPIPE is ignored in the helper,
   // and ignored signals survive exec), then unblock, as Node does for its children.
-  struct sigaction dfl {};
-  dfl.sa_handler = SIG_DFL;
-  for (int s = 1; s < NSIG; ++s) {
-    if (s != SIGKILL && s != SIGSTOP) sigaction(s, &dfl, nullptr);
+  kernel_sigaction dfl{};  // handler SIG_DFL (0), empty mask
+  for (long s = 1; s < 65; ++s) {
+    if (s != SIGKILL && s != SIGSTOP) sys(SYS_rt_sigaction, s, reinterpret_cast<long>(&dfl), 0, 8);
   }
   if (a->detached) {
-    if (setsid() < 0) child_fail(a, "setsid");
+    if (sys(SYS_setsid) < 0) child_fail(a, "setsid");
   } else {
     // Die with the helper if it dies without ending us (crash, SIGKILL, OOM). The
     // signal follows the *thread* that created us: launch threads live as long as the
     // helper, which is why launches never run on short-lived threads.
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) child_fail(a, "prctl");
-    if (getppid() != a->helper_pid) _exit(127);  // the helper is already gone
+    if (sys(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL) < 0) child_fail(a, "prctl");
+    if (sys(SYS_getppid) != a->helper_pid) sys(SYS_exit_group, 127);  // the helper is already gone
   }
-  if (a->cwd && chdir(a->cwd) < 0) child_fail(a, "chdir");
-  for (int fd = 0; fd < 3; ++fd) {
-    if (dup2(a->stdio[fd], fd) < 0) child_fail(a, "dup2");
+  if (a->cwd && sys(SYS_chdir, reinterpret_cast<long>(a->cwd)) < 0) child_fail(a, "chdir");
+  for (long fd = 0; fd < 3; ++fd) {
+    if (sys(SYS_dup3, a->stdio[fd], fd, 0) < 0) child_fail(a, "dup2");
   }
   // Belt and braces: whatever descriptor someone opened without O_CLOEXEC (a library,
   // a test harness) ends at exec; the helper also marks inherited ones at start.
-  syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
-  if (a->gid || a->uid) setgroups(0, nullptr);  // errors show up in setgid/setuid
-  if (a->gid && setgid(*a->gid) < 0) child_fail(a, "setgid");
-  if (a->uid && setuid(*a->uid) < 0) child_fail(a, "setuid");
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, nullptr);
+  sys(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
+  if (a->gid >= 0 || a->uid >= 0) sys(SYS_setgroups, 0, 0);  // errors show up in setgid/setuid
+  if (a->gid >= 0 && sys(SYS_setgid, a->gid) < 0) child_fail(a, "setgid");
+  if (a->uid >= 0 && sys(SYS_setuid, a->uid) < 0) child_fail(a, "setuid");
+  const std::uint64_t none = 0;
+  sys(SYS_rt_sigprocmask, SIG_SETMASK, reinterpret_cast<long>(&none), 0, 8);
   // execvp's rules: skip directories where the file is missing, remember EACCES.
   int saved = ENOENT;
-  for (const char* path : a->candidates) {
-    execve(path, a->argv, a->envp);
+  for (std::size_t i = 0; i < a->candidate_count; ++i) {
+    sys(SYS_execve, reinterpret_cast<long>(a->candidates[i]), reinterpret_cast<long>(a->argv),
+        reinterpret_cast<long>(a->envp));
     if (errno == EACCES) saved = EACCES;
     else if (errno != ENOENT && errno != ENOTDIR) { saved = errno; break; }
   }
@@ -201,16 +222,19 @@ launched_process launch_process(const spawn_request& r, const int (&inherited)[3
     const std::vector<char*> envp = r.options.env ? c_strings(*r.options.env) : std::vector<char*>{};
     const std::vector<std::string> candidates = candidate_paths(r);
 
+    std::vector<const char*> candidate_ptrs;
+    for (const auto& c : candidates) candidate_ptrs.push_back(c.c_str());
     child_args a{};
     a.argv = argv.data();
     a.envp = r.options.env ? envp.data() : environ;
-    for (const auto& c : candidates) a.candidates.push_back(c.c_str());
+    a.candidates = candidate_ptrs.data();
+    a.candidate_count = candidate_ptrs.size();
     a.cwd = r.options.cwd ? r.options.cwd->c_str() : nullptr;
     for (int fd = 0; fd < 3; ++fd) a.stdio[fd] = child_ends[fd].get();
     a.detached = r.options.detached;
     a.helper_pid = getpid();
-    a.uid = r.options.uid;
-    a.gid = r.options.gid;
+    a.uid = r.options.uid ? static_cast<long>(*r.options.uid) : -1;
+    a.gid = r.options.gid ? static_cast<long>(*r.options.gid) : -1;
 
     // One stack per launch thread, reused: the child is done with it when clone returns.
     thread_local std::unique_ptr<char[]> stack(new char[child_stack_size]);
@@ -218,7 +242,7 @@ launched_process launch_process(const spawn_request& r, const int (&inherited)[3
     pid_t pid;
     {
       all_signals_blocked blocked;
-      pid = clone(child_main, stack.get() + child_stack_size, CLONE_VM | CLONE_VFORK | SIGCHLD, &a);
+      pid = __clone(child_main, stack.get() + child_stack_size, CLONE_VM | CLONE_VFORK | SIGCHLD, &a);
     }
     out.create_us = micros_since(t0);
     if (pid < 0) return fail("clone", errno);
