@@ -1,0 +1,224 @@
+// Hand-written types for spawnhost. Keep in step with js/src; tests/js/types/ uses
+// every export and is type-checked by tests/js/types.test.js.
+/// <reference types="node" />
+import { EventEmitter } from "node:events";
+import type { Readable, Writable } from "node:stream";
+
+/** A signal name such as "SIGTERM", or its number. */
+export type SignalLike = NodeJS.Signals | number;
+
+/** What onLaunch receives once per process the host created. */
+export interface LaunchInfo {
+  /** "exec" for execFile/exec, "spawn" for spawn. */
+  kind: "exec" | "spawn";
+  /** The program that was started (the shell, when `shell` was used). */
+  file: string;
+  /** Milliseconds inside the operating system's process-creation call. */
+  createMs: number;
+  /** Milliseconds the request waited for a free launch thread (0 inline). */
+  queuedMs: number;
+}
+
+/** Options of `new ProcessHost()`. */
+export interface ProcessHostOptions {
+  /** "helper" (default): a native helper creates processes; "inline": node:child_process in this thread. */
+  mode?: "helper" | "inline";
+  /** How many launches the helper runs at once (its launch thread pool). */
+  maxLaunchThreads?: number;
+  /** Called once per created process with how long creating it took. */
+  onLaunch?: (launch: LaunchInfo) => void;
+  /** Receives `error` events of children that nothing listens to. Default: a process warning. */
+  onUnhandledChildError?: (error: Error, pid: number | undefined) => void;
+  /** Start a new helper on the next call after one went away. Default true. */
+  restart?: boolean;
+  /** The helper executable. Default: SPAWNHOST_HELPER_PATH, then the package's own build. */
+  helperPath?: string;
+}
+
+/** Options shared by execFile, exec and spawn. */
+export interface CommonOptions {
+  /** Working directory of the child. Default: the current directory at call time. */
+  cwd?: string | URL | Buffer;
+  /** Complete environment of the child. Default: process.env as it is at call time. */
+  env?: NodeJS.ProcessEnv;
+  /** Kill the child after this many milliseconds (0: never). */
+  timeout?: number;
+  /** Signal sent on timeout, maxBuffer and abort. Default "SIGTERM". */
+  killSignal?: SignalLike;
+  /** Aborting kills the child; the call rejects (or the child emits) an AbortError. */
+  signal?: AbortSignal;
+  /** Run through a shell: true for /bin/sh, or the shell's path. */
+  shell?: boolean | string;
+  /** User id to run the child as. */
+  uid?: number;
+  /** Group id to run the child as. */
+  gid?: number;
+  /** Windows only; accepted everywhere. */
+  windowsHide?: boolean;
+  /** Windows only; accepted everywhere. */
+  windowsVerbatimArguments?: boolean;
+}
+
+/** Options of execFile and exec. */
+export interface ExecOptions extends CommonOptions {
+  /** Largest stdout or stderr in bytes; past it the child is killed. Default 1024 * 1024. */
+  maxBuffer?: number;
+  /** Text encoding of stdout/stderr, or "buffer" for Buffers. Default "utf8". */
+  encoding?: BufferEncoding | "buffer" | null;
+  /** Written to the child's stdin, which is then closed. */
+  input?: string | NodeJS.ArrayBufferView;
+  /** "stdout-json": resolve as soon as stdout holds one complete JSON value, then kill the child. */
+  completeWhen?: "stdout-json";
+}
+
+/** ExecOptions whose encoding gives Buffers. */
+export interface ExecOptionsWithBufferEncoding extends ExecOptions {
+  encoding: "buffer" | null;
+}
+
+/** One stdio entry: a pipe, /dev/null, or this process's own descriptor. */
+export type StdioEntry = "pipe" | "ignore" | "inherit" | 0 | 1 | 2 | null | undefined;
+
+/** Options of spawn. */
+export interface SpawnOptions extends CommonOptions {
+  /** argv[0] given to the program. Default: the file. */
+  argv0?: string;
+  /** Run the child in its own session; it is not ended with the host. */
+  detached?: boolean;
+  /** Stdio of fds 0, 1, 2. Default "pipe". */
+  stdio?: "pipe" | "ignore" | "inherit" | [StdioEntry?, StdioEntry?, StdioEntry?];
+}
+
+/** What execFile and exec resolve with. */
+export interface ExecResult<T extends string | Buffer = string> {
+  stdout: T;
+  stderr: T;
+}
+
+/** A child process started by ProcessHost#spawn, shaped like node:child_process's ChildProcess. */
+export class HostChild extends EventEmitter {
+  /** The process id; undefined when the process could not be created. */
+  readonly pid: number | undefined;
+  /** The child's stdin, when piped. */
+  readonly stdin: Writable | null;
+  /** The child's stdout, when piped. */
+  readonly stdout: Readable | null;
+  /** The child's stderr, when piped. */
+  readonly stderr: Readable | null;
+  /** [stdin, stdout, stderr]. */
+  readonly stdio: [Writable | null, Readable | null, Readable | null];
+  /** Exit code once exited normally; negative errno when it could not be created. */
+  readonly exitCode: number | null;
+  /** The signal that ended the child, once exited. */
+  readonly signalCode: NodeJS.Signals | null;
+  /** Whether kill() delivered a signal (or a timeout did). */
+  readonly killed: boolean;
+  /** The program that was started. */
+  readonly spawnfile: string;
+  /** The full argv, argv[0] first. */
+  readonly spawnargs: string[];
+  /** Sends a signal (default SIGTERM); true when it was sent. */
+  kill(signal?: SignalLike): boolean;
+  /** Lets this child keep Node alive until it closes (the default). */
+  ref(): void;
+  /** Stops this child from keeping Node alive. */
+  unref(): void;
+
+  on(event: "spawn", listener: () => void): this;
+  on(event: "error", listener: (error: Error) => void): this;
+  on(event: "exit", listener: (code: number | null, signal: NodeJS.Signals | null) => void): this;
+  on(event: "close", listener: (code: number | null, signal: NodeJS.Signals | null) => void): this;
+  on(event: string | symbol, listener: (...args: any[]) => void): this;
+  once(event: "spawn", listener: () => void): this;
+  once(event: "error", listener: (error: Error) => void): this;
+  once(event: "exit", listener: (code: number | null, signal: NodeJS.Signals | null) => void): this;
+  once(event: "close", listener: (code: number | null, signal: NodeJS.Signals | null) => void): this;
+  once(event: string | symbol, listener: (...args: any[]) => void): this;
+}
+
+/** Starts child processes without blocking the event loop. */
+export class ProcessHost {
+  constructor(options?: ProcessHostOptions);
+  /** "helper" or "inline". */
+  readonly mode: "helper" | "inline";
+  /** Runs a program to completion, like promisified child_process.execFile. */
+  execFile(file: string, args: readonly string[] | null | undefined, options: ExecOptionsWithBufferEncoding): Promise<ExecResult<Buffer>>;
+  execFile(file: string, options: ExecOptionsWithBufferEncoding): Promise<ExecResult<Buffer>>;
+  execFile(file: string, args?: readonly string[] | null, options?: ExecOptions): Promise<ExecResult<string>>;
+  execFile(file: string, options: ExecOptions): Promise<ExecResult<string>>;
+  /** Runs a shell command to completion, like promisified child_process.exec. */
+  exec(command: string, options: ExecOptionsWithBufferEncoding): Promise<ExecResult<Buffer>>;
+  exec(command: string, options?: ExecOptions): Promise<ExecResult<string>>;
+  /** Starts a long-lived child; resolves once the process exists (or failed to). */
+  spawn(file: string, args?: readonly string[] | null, options?: SpawnOptions): Promise<HostChild>;
+  spawn(file: string, options: SpawnOptions): Promise<HostChild>;
+  /** Deletes a file or directory tree; missing is fine, links are not followed. */
+  removeTree(path: string): Promise<void>;
+  /** Stops the helper; pending calls reject with HostShutdownError. */
+  shutdown(): Promise<void>;
+}
+
+/** Base class of every error spawnhost creates. */
+export class SpawnhostError extends Error {}
+
+/** execFile/exec failed; fields as on Node's execFile error, plus timedOut. */
+export class HostExecError extends SpawnhostError {
+  /** Exit code, an errno name ("ENOENT"), or "ERR_CHILD_PROCESS_STDIO_MAXBUFFER". */
+  code?: number | string | null;
+  /** The signal that ended the child. */
+  signal?: NodeJS.Signals | null;
+  /** Whether the host killed the child (timeout, maxBuffer, abort). */
+  killed?: boolean;
+  /** The command: file and args joined by spaces, or exec's command. */
+  cmd?: string;
+  /** Output gathered before the failure. */
+  stdout?: string | Buffer;
+  /** Output gathered before the failure. */
+  stderr?: string | Buffer;
+  /** Whether the timeout ended the command. */
+  timedOut?: boolean;
+  /** Negative errno, when the process could not be created. */
+  errno?: number;
+  /** "spawn <file>" or "spawn", when the process could not be created. */
+  syscall?: string;
+  /** The program, when it could not be found or run. */
+  path?: string;
+  /** The arguments, when the program could not be found or run. */
+  spawnargs?: string[];
+}
+
+/** An errno-style error: spawn ENOENT, write EPIPE, a failed removeTree. */
+export class HostSpawnError extends SpawnhostError {
+  errno?: number;
+  code?: string;
+  syscall?: string;
+  path?: string;
+  spawnargs?: string[];
+}
+
+/** The helper ended or broke its pipe; says how and quotes its stderr. */
+export class HelperExitedError extends SpawnhostError {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  helperPath: string;
+}
+
+/** The helper's protocol or package version differs from this package's. */
+export class HelperVersionError extends SpawnhostError {}
+
+/** No helper executable was found; the message says where it looked. */
+export class HelperNotFoundError extends SpawnhostError {}
+
+/** The host was shut down before the call completed. */
+export class HostShutdownError extends SpawnhostError {}
+
+/** A frame broke the wire protocol. */
+export class ProtocolError extends SpawnhostError {
+  /** oversized, truncated, not_msgpack, not_array, unknown_message, wrong_size, bad_field, bad_option. */
+  category: string;
+}
+
+/** Node's AbortError: code "ABORT_ERR", cause = the signal's reason. */
+export class AbortError extends Error {
+  code: "ABORT_ERR";
+}
