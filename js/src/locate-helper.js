@@ -27,7 +27,7 @@ export function findHelper(explicitPath) {
   for (const [path, source] of [[explicitPath, "the helperPath option"], [process.env[HELPER_PATH_VARIABLE] || undefined, HELPER_PATH_VARIABLE]]) {
     if (path === undefined) continue;
     if (isExecutable(path)) return { path };
-    return { chosen: true, problem: `the spawnhost helper ${path} (from ${source}) does not exist or is not executable.` };
+    return { chosen: true, problem: `The spawnhost helper ${path} (from ${source}) does not exist or is not executable.` };
   }
   const platform = findPlatformHelper();
   if (platform.path) return platform;
@@ -45,7 +45,7 @@ export function locateHelper(explicitPath) {
   const found = findHelper(explicitPath);
   if (found.path) return found.path;
   throw new HelperNotFoundError(
-    `no usable spawnhost helper for ${process.platform}-${process.arch}: ${found.problem} ` +
+    `no usable spawnhost helper for ${process.platform}-${process.arch}. ${found.problem} ` +
     `Set ${HELPER_PATH_VARIABLE} to a helper's path, or use new ProcessHost({ mode: "inline" }).`,
   );
 }

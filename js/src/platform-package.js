@@ -83,7 +83,7 @@ export function findPlatformHelper({
   if (!isExecutable(helper)) {
     return {
       installed: true,
-      problem: `the spawnhost helper ${helper} is not executable (mode ${(mode & 0o777).toString(8).padStart(4, "0")}). ` +
+      problem: `The spawnhost helper ${helper} is not executable (mode ${(mode & 0o777).toString(8).padStart(4, "0")}). ` +
         "It was probably unpacked or copied by a tool that drops file modes, or node_modules sits on a filesystem " +
         `mounted noexec; reinstall with npm, or run: chmod +x ${helper}`,
     };
@@ -99,12 +99,12 @@ function notInstalled(name, key, resolve, version) {
     .filter(([, otherName]) => tryResolve(resolve, `${otherName}/package.json`) !== undefined);
   if (others.length > 0) {
     const [otherKey, otherName] = others[0];
-    return `this node_modules holds ${otherName}, the helper for ${otherKey}, but this machine is ${key} and needs ${name}. ` +
+    return `This node_modules holds ${otherName}, the helper for ${otherKey}, but this machine is ${key} and needs ${name}. ` +
       "node_modules was probably installed on another machine (or in a container of another architecture) and copied " +
       "here. Install on the machine that runs the code: remove node_modules and run npm install (or npm ci) there; " +
       "to ship one node_modules to several platforms, install every platform's package (npm install --os=linux --cpu=arm64 …).";
   }
-  return `the package ${name}, which holds the spawnhost helper for ${key}, is not installed. ` +
+  return `The package ${name}, which holds the spawnhost helper for ${key}, is not installed. ` +
     "npm skips it when optional dependencies are omitted (--omit=optional, --no-optional, or omit=optional in " +
     ".npmrc), or when package-lock.json was written on another platform by an npm that left it out. Reinstall " +
     `without omitting optional dependencies (npm install), or add it directly: npm install ${name}@${version}.`;
