@@ -39,6 +39,7 @@ export class Channel {
   #stderrTail = "";
   #onGone;
   #closed;
+  #corked = false;
 
   /**
    * Starts the helper at once; `ready` settles after its hello.
@@ -97,7 +98,18 @@ export class Channel {
     if (this.#gone) throw this.#gone;
     const frame = encodeFrame(name, fields);
     try {
-      this.#process.stdin.write(frame);
+      // Frames sent in one tick (a burst of launches, a big stdin write) leave in one
+      // write to the pipe.
+      const { stdin } = this.#process;
+      if (!this.#corked) {
+        this.#corked = true;
+        stdin.cork();
+        process.nextTick(() => {
+          this.#corked = false;
+          stdin.uncork();
+        });
+      }
+      stdin.write(frame);
     } catch (error) {
       this.#goAway(`writing to it failed: ${error.message}`);
       throw error;

@@ -21,6 +21,14 @@ for (const mode of modes()) {
       assert.equal(result.stdout, "idle\n");
     });
 
+    test("an unref'd child does not keep the Node process alive", () => {
+      const result = spawnSync(process.execPath, [fixture("unref-child-exits.mjs"), mode], { encoding: "utf8", timeout: 15000 });
+      assert.equal(result.error, undefined, "the process did not exit by itself");
+      assert.equal(result.status, 0, result.stderr);
+      const pid = Number(result.stdout.trim());
+      try { process.kill(pid, "SIGKILL"); } catch { /* the helper already ended it */ }
+    });
+
     test("removeTree deletes a tree, removes links without following them, and accepts a missing path", async () => {
       const host = hostFor(mode);
       const root = mkdtempSync(`${tmpdir()}/spawnhost-rm-`);
@@ -104,6 +112,18 @@ if (modes().includes("helper")) {
       await new Promise((resolve) => setTimeout(resolve, 100));
       await host.shutdown();
       assert.ok(await outcome instanceof HostShutdownError);
+    });
+
+    test("a launch that never completes still rejects with timedOut one second after the timeout", async () => {
+      const host = new ProcessHost({ helperPath: fixture("fake-helper-silent.mjs") });
+      const started = Date.now();
+      const error = await rejection(host.execFile("sleep", ["10"], { timeout: 200 }));
+      const elapsed = Date.now() - started;
+      assert.equal(error.timedOut, true);
+      assert.equal(error.killed, true);
+      assert.equal(error.signal, "SIGTERM");
+      assert.ok(elapsed >= 1150 && elapsed < 3000, `settled after ${elapsed} ms`);
+      await host.shutdown();
     });
 
     test("a missing helper binary is a clear error naming the path", async () => {
