@@ -31,8 +31,14 @@ export interface ProcessHostOptions {
   onUnhandledChildError?: (error: Error, pid: number | undefined) => void;
   /** Start a new helper on the next call after one went away. Default true. */
   restart?: boolean;
-  /** The helper executable. Default: SPAWNHOST_HELPER_PATH, then the package's own build. */
+  /** The helper executable. Default: SPAWNHOST_HELPER_PATH, then the platform package, then the repository's build. */
   helperPath?: string;
+  /**
+   * When no helper is found (and none was named by helperPath or SPAWNHOST_HELPER_PATH):
+   * "inline" (default) runs inline and warns once per process; "error" makes calls reject
+   * with a HelperNotFoundError.
+   */
+  fallback?: "inline" | "error";
 }
 
 /** Options shared by execFile, exec and spawn. */

@@ -94,7 +94,7 @@ if (modes().includes("helper")) {
     });
 
     test("a live child gets error then close when the helper is killed", async () => {
-      const host = new ProcessHost();
+      const host = new ProcessHost({ fallback: "error" });
       after(() => host.shutdown());
       const child = await host.spawn("sleep", ["10"]);
       const events = [];
@@ -107,7 +107,7 @@ if (modes().includes("helper")) {
     });
 
     test("shutdown() rejects a pending call with HostShutdownError", async () => {
-      const host = new ProcessHost();
+      const host = new ProcessHost({ fallback: "error" });
       const outcome = rejection(host.execFile("sleep", ["10"]));
       await new Promise((resolve) => setTimeout(resolve, 100));
       await host.shutdown();
@@ -135,7 +135,7 @@ if (modes().includes("helper")) {
 
     test("onLaunch reports createMs and queuedMs measured in the helper", async () => {
       const launches = [];
-      const host = new ProcessHost({ onLaunch: (launch) => launches.push(launch) });
+      const host = new ProcessHost({ fallback: "error", onLaunch: (launch) => launches.push(launch) });
       await host.execFile("true");
       await host.shutdown();
       assert.equal(launches.length, 1);

@@ -11,9 +11,14 @@ export function modes() {
   return list;
 }
 
-/** A host for one test file; shut down by the caller's `after`. */
+/**
+ * A host for one test file; shut down by the caller's `after`. Helper mode never
+ * falls back to inline here: without a helper, its tests must fail.
+ */
 export function hostFor(mode, options = {}) {
-  return new ProcessHost({ mode, ...options });
+  const host = new ProcessHost({ mode, fallback: "error", ...options });
+  if (host.mode !== mode) throw new Error(`asked for a ${mode} host, got ${host.mode}`);
+  return host;
 }
 
 /** Resolves with the first `event` emitted by `emitter`, with its arguments. */

@@ -10,6 +10,8 @@ async function usesEverything(): Promise<void> {
     mode: "helper",
     maxLaunchThreads: 4,
     restart: true,
+    fallback: "error",
+    helperPath: "/opt/spawnhost-helper",
     onLaunch: (launch: LaunchInfo) => console.log(launch.kind, launch.file, launch.createMs, launch.queuedMs),
     onUnhandledChildError: (error: Error, pid: number | undefined) => console.warn(error.message, pid),
   });
