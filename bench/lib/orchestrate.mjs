@@ -5,6 +5,7 @@ import { parseArgs } from "node:util";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
 import { join, relative } from "node:path";
+import { execFileSync } from "node:child_process";
 import { spawnCell } from "./spawn-cell.mjs";
 import { ALL_WAYS, KNOWN_WAYS } from "./ways.mjs";
 import { machineLine } from "./procfs.mjs";
@@ -14,6 +15,18 @@ const list = (s) => s.split(",").map((x) => x.trim()).filter(Boolean);
 function fail(message) {
   console.error(`bench: ${message}`);
   process.exit(2);
+}
+
+/** The commit the package was measured at, and whether js/ or helper/ had local edits. */
+function revision() {
+  try {
+    const git = (...args) => execFileSync("git", args, { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+    const head = git("rev-parse", "--short", "HEAD");
+    const dirty = git("status", "--porcelain", "--", "js", "helper");
+    return dirty ? `${head} with uncommitted changes in js/ or helper/` : head;
+  } catch {
+    return "unknown (not a git checkout)";
+  }
 }
 
 /** Runs each way's cell one after the other: { [way]: result }. */
@@ -71,6 +84,7 @@ export async function main({ script, suites: known, defaultSuites, quick, usage,
   console.log(`# spawnhost benchmarks\n`);
   console.log(`- command: \`${command}\``);
   console.log(`- machine: ${availableParallelism()} CPUs, ${memGiB} GiB, Linux ${kernel}, Node ${process.version}; ${date}`);
+  console.log(`- code: ${revision()}`);
   console.log(`- ways: ${ways.join(", ")}; each in a fresh Node process, one after the other`);
   // Other work on the machine skews every number: say how busy it was.
   const load = () => loadavg().map((v) => v.toFixed(2)).join(" ");

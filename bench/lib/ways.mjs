@@ -75,6 +75,12 @@ async function processHostWay(mode) {
     throw new Error(`cannot load the spawnhost package (run npm install at the repo root): ${error.message}`);
   }
   const host = new ProcessHost({ mode });
+  if (mode === "helper") {
+    // Start the helper now and make sure it is really there: a benchmark of a
+    // helper mode that quietly ran something else would be worthless.
+    await host.execFile("/bin/true", []);
+    if (!findHelperPid()) throw new Error("spawnhost helper mode: no spawnhost-helper child process found");
+  }
   return {
     name: mode === "helper" ? "spawnhost" : "inline",
     host,
