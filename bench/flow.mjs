@@ -23,5 +23,6 @@ await main({
                    many and leak skip worker-host unless --ways names it
   --children N     many: children alive at once (default 2000)
   --launches N     leak: sequential launches (default 10000)
+  --repeat R       R rounds in rotated order, medians reported (default 1)
   --out DIR        where raw JSON goes (default bench/out)`,
 });

@@ -25,5 +25,6 @@ await main({
   --ballast-gib LIST    big-parent: GiB of Buffers held by the parent (default 0,1,4)
   --requests N          http: /run requests (default 400)
   --children N          long-lived: children alive at once (default 1000)
+  --repeat R            R rounds in rotated order, medians reported (default 1)
   --out DIR             where charts and raw JSON go (default bench/out)`,
 });

@@ -1,7 +1,7 @@
 // A burst of launches, `concurrency` at a time, measured on the calling thread.
 // Shared by the event-loop, throughput and big-parent suites.
 import { startLoopMonitor } from "./loop-monitor.mjs";
-import { mainThreadCpuNs } from "./procfs.mjs";
+import { mainThreadCpuNs, mainThreadRunQueueNs } from "./procfs.mjs";
 import { percentile, sum } from "./stats.mjs";
 
 /** A few launches before measuring, so pools, workers and the helper exist. */
@@ -22,6 +22,7 @@ export async function runBurst(way, { n, concurrency, file, args, timeline = fal
   const loopMonitor = monitor ? startLoopMonitor() : null;
   if (loopMonitor) await new Promise((resolve) => setTimeout(resolve, 20)); // first samples
   const cpu0 = mainThreadCpuNs();
+  const wait0 = mainThreadRunQueueNs();
   const t0 = performance.now();
   const lane = async () => {
     while (next < n && !failure) {
@@ -38,6 +39,7 @@ export async function runBurst(way, { n, concurrency, file, args, timeline = fal
   await Promise.all(Array.from({ length: Math.min(concurrency, n) }, lane));
   const wallMs = performance.now() - t0;
   const cpuNs = mainThreadCpuNs() - cpu0;
+  const waitNs = wait0 === null ? null : mainThreadRunQueueNs() - wait0;
   const loop = loopMonitor?.stop();
   if (failure) {
     throw new Error(`${way.name}: launch of ${file} failed: ${failure.message}`, { cause: failure });
@@ -58,6 +60,7 @@ export async function runBurst(way, { n, concurrency, file, args, timeline = fal
     wallMs,
     perSecond: n / (wallMs / 1000),
     cpuPerLaunchMs: cpuNs / 1e6 / n,
+    runQueueShare: waitNs === null ? null : waitNs / 1e6 / wallMs,
     timeline: timeline ? loop?.timeline : undefined,
   };
 }

@@ -29,6 +29,22 @@ function revision() {
   }
 }
 
+/** Element-wise median of equally shaped results; non-numbers come from the first. */
+function medianMerge(list) {
+  const [first] = list;
+  if (list.length === 1) return first;
+  if (typeof first === "number") {
+    const sorted = list.filter((v) => typeof v === "number").sort((a, b) => a - b);
+    return sorted[Math.floor((sorted.length - 1) / 2)];
+  }
+  if (first && typeof first === "object" && !Array.isArray(first)) {
+    const out = {};
+    for (const key of Object.keys(first)) out[key] = medianMerge(list.map((item) => item?.[key]));
+    return out;
+  }
+  return first; // arrays (timelines) and the rest: the first round's
+}
+
 /** Runs each way's cell one after the other: { [way]: result }. */
 async function simpleDrive({ suite, ways, params }) {
   const results = {};
@@ -55,6 +71,7 @@ export async function main({ script, suites: known, defaultSuites, quick, usage,
       children: { type: "string" },
       requests: { type: "string" },
       launches: { type: "string" },
+      repeat: { type: "string", default: "1" },
       out: { type: "string", default: outDir },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -90,6 +107,7 @@ export async function main({ script, suites: known, defaultSuites, quick, usage,
   const load = () => loadavg().map((v) => v.toFixed(2)).join(" ");
   console.log(`- load average at the start: ${load()}\n`);
 
+  if (Number(flags.repeat) > 1) console.log(`- each number is the median of ${flags.repeat} rounds; the chart shows the first round\n`);
   const saved = { command, kernel, node: process.version, cpus: availableParallelism(), date, suites: {} };
   let failed = false;
   for (const suite of suites) {
@@ -99,7 +117,17 @@ export async function main({ script, suites: known, defaultSuites, quick, usage,
     let results;
     try {
       const drive = mod.drive ?? simpleDrive;
-      results = await drive({ suite, ways, params: suiteParams, spawnCell, explicitWays: Boolean(flags.ways) });
+      // With --repeat R, every round runs the ways in a rotated order (so a change
+      // in the machine's load does not always hit the same way) and each number
+      // reported is the median of the rounds.
+      const rounds = [];
+      const repeat = Math.max(1, Number(flags.repeat));
+      for (let r = 0; r < repeat; r++) {
+        const order = [...ways.slice(r % ways.length), ...ways.slice(0, r % ways.length)];
+        if (repeat > 1) process.stderr.write(` round ${r + 1} of ${repeat}: ${order.join(", ")}\n`);
+        rounds.push(await drive({ suite, ways: order, params: suiteParams, spawnCell, explicitWays: Boolean(flags.ways) }));
+      }
+      results = medianMerge(rounds);
     } catch (error) {
       console.error(`bench: suite ${suite} failed: ${error.message}`);
       failed = true;

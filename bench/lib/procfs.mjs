@@ -51,6 +51,16 @@ export function mainThreadCpuNs() {
   return (u.user + u.system) * 1000;
 }
 
+/**
+ * Time the calling (main) thread spent runnable but waiting for a CPU, in ns
+ * (schedstat's run_delay), or null. A loop that is late while this grows was
+ * starved of CPU by other processes, not blocked by its own work.
+ */
+export function mainThreadRunQueueNs() {
+  const s = read(`/proc/${process.pid}/task/${process.pid}/schedstat`);
+  return s ? Number(s.split(" ")[1]) : null;
+}
+
 /** Which source mainThreadCpuNs() uses, for the report. */
 export function cpuSource() {
   if (read(`/proc/${process.pid}/task/${process.pid}/schedstat`)) return "schedstat (main thread)";

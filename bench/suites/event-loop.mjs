@@ -32,6 +32,11 @@ export const ROWS = [
     get: (r) => r.loopStalledShare,
     fmt: (v) => `${(v * 100).toFixed(1)} %`,
   },
+  {
+    label: "share of the time the calling thread waited for a CPU",
+    get: (r) => r.runQueueShare,
+    fmt: (v) => (v == null ? "–" : `${(v * 100).toFixed(1)} %`),
+  },
   { label: "time to finish all", get: (r) => r.wallMs, fmt: ms },
   { label: "launches per second", get: (r) => r.perSecond, fmt: (v) => num(v, 1), higherIsBetter: true },
   { label: "calling-thread CPU per launch (separate burst without monitors)", get: (r) => r.cpuPerLaunchMs, fmt: ms },
