@@ -65,8 +65,13 @@ export class HelperBackend {
   }
 
   #currentChannel() {
-    if (this.#channel && !this.#channel.gone) return this.#channel;
-    if (this.#channel && !this.#restart) throw this.#channel.gone;
+    const current = this.#channel;
+    // A helper that is going away takes no new work when a fresh one may be started.
+    if (current && !current.closing) return current;
+    if (current && !this.#restart) {
+      if (current.gone) throw current.gone;
+      return current; // its end settles the call with the same error as the others
+    }
     this.#channel = new Channel({ helperPath: locateHelper(this.#helperPath), launchThreads: this.#maxLaunchThreads });
     return this.#channel;
   }

@@ -73,6 +73,11 @@ export class Channel {
     return this.#hello.promise;
   }
 
+  /** True from the moment the helper is known to be going away. */
+  get closing() {
+    return this.#goingAway;
+  }
+
   /** The error everything got when the helper went away; null while it runs. */
   get gone() {
     return this.#gone;

@@ -133,6 +133,13 @@ if (modes().includes("helper")) {
       assert.match(error.message, /\/nonexistent\/spawnhost-helper/);
     });
 
+    test("maxLaunchThreads 1 still runs many concurrent launches", async () => {
+      const host = new ProcessHost({ fallback: "error", maxLaunchThreads: 1 });
+      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => host.execFile("echo", [String(i)])));
+      assert.deepEqual(results.map((r) => r.stdout), Array.from({ length: 20 }, (_, i) => `${i}\n`));
+      await host.shutdown();
+    });
+
     test("onLaunch reports createMs and queuedMs measured in the helper", async () => {
       const launches = [];
       const host = new ProcessHost({ fallback: "error", onLaunch: (launch) => launches.push(launch) });

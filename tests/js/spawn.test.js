@@ -144,6 +144,22 @@ for (const mode of modes()) {
       await once(child, "close");
     });
 
+    test("output nobody listens to is drained after exit, so close still comes", async () => {
+      const child = await host.spawn("sh", ["-c", "head -c 20000 /dev/zero; echo done >&2"]);
+      const [code] = await once(child, "close");
+      assert.equal(code, 0);
+    });
+
+    test("without onUnhandledChildError, an unheard error becomes a process warning", async () => {
+      const quiet = hostFor(mode);
+      const warned = once(process, "warning");
+      await quiet.spawn("spawnhost-no-such-program-3");
+      const [warning] = await warned;
+      assert.equal(warning.code, "SPAWNHOST_UNHANDLED_CHILD_ERROR");
+      assert.match(warning.message, /ENOENT/);
+      await quiet.shutdown();
+    });
+
     test("all output is delivered before close", async () => {
       const child = await host.spawn("sh", ["-c", "head -c 300000 /dev/zero"]);
       let bytes = 0;

@@ -1,0 +1,81 @@
+// No orphans: when Node dies, or the helper dies, the children it started die too.
+// Helper mode only: inline children are Node's own and follow Node's rules.
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { modes, hostFor, once } from "./support/modes.js";
+
+const fixture = fileURLToPath(new URL("../fixtures/hold-children.mjs", import.meta.url));
+
+const alive = (pid) => {
+  try {
+    process.kill(pid, 0);
+    // A zombie still answers kill(0): it is dead, just not yet collected by init.
+    return !readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].startsWith("Z");
+  } catch {
+    return false;
+  }
+};
+const parentOf = (pid) => Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ")[1]);
+
+async function waitUntilGone(pids, ms) {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (!pids.some(alive)) return [];
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return pids.filter(alive);
+}
+
+async function holdChildren(count, stubborn) {
+  const node = spawn(process.execPath, [fixture, String(count), String(stubborn)], { stdio: ["ignore", "pipe", "inherit"] });
+  let line = "";
+  for await (const chunk of node.stdout) {
+    line += chunk;
+    if (line.includes("\n")) break;
+  }
+  const pids = JSON.parse(line);
+  return { node, pids, helper: parentOf(pids[0]) };
+}
+
+if (modes().includes("helper")) {
+  describe("no orphans", () => {
+    test("SIGKILLing Node ends its 20 children at once and the helper exits", async () => {
+      const { node, pids, helper } = await holdChildren(20, 0);
+      assert.equal(pids.length, 20);
+      assert.ok(pids.every((pid) => parentOf(pid) === helper), "all children belong to one helper");
+      node.kill("SIGKILL");
+      assert.deepEqual(await waitUntilGone(pids, 3000), [], "children still running");
+      assert.deepEqual(await waitUntilGone([helper], 3000), [], "helper still running");
+    });
+
+    test("children that ignore SIGTERM get SIGKILL after the 5 s grace period", async () => {
+      const { node, pids, helper } = await holdChildren(4, 2);
+      const killedAt = Date.now();
+      node.kill("SIGKILL");
+      assert.deepEqual(await waitUntilGone(pids.slice(2), 3000), [], "plain children still running");
+      assert.ok(pids.slice(0, 2).every(alive), "stubborn children should outlive SIGTERM for the grace period");
+      assert.deepEqual(await waitUntilGone(pids, 9000), [], "stubborn children still running after the grace period");
+      const took = Date.now() - killedAt;
+      assert.ok(took >= 4500, `ended after ${took} ms, before the grace period`);
+      assert.deepEqual(await waitUntilGone([helper], 3000), [], "helper still running");
+    });
+
+    test("a helper that is SIGKILLed takes its children with it, but not detached ones", async () => {
+      const host = hostFor("helper");
+      const children = [];
+      for (let i = 0; i < 5; i++) children.push(await host.spawn("sleep", ["30"], { stdio: "ignore" }));
+      const detached = await host.spawn("sleep", ["30"], { stdio: "ignore", detached: true });
+      const helper = parentOf(children[0].pid);
+      const closed = children.map((c) => once(c, "close"));
+      process.kill(helper, "SIGKILL");
+      await Promise.all(closed);
+      assert.deepEqual(await waitUntilGone(children.map((c) => c.pid), 3000), [], "children outlived the helper");
+      assert.ok(alive(detached.pid), "a detached child must survive the helper");
+      process.kill(detached.pid, "SIGKILL");
+      await host.shutdown();
+    });
+  });
+}
