@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { HelperExitedError } from "spawnhost";
 import { modes, hostFor, once } from "./support/modes.js";
 
 const fixture = fileURLToPath(new URL("../fixtures/hold-children.mjs", import.meta.url));
@@ -69,8 +70,14 @@ if (modes().includes("helper")) {
       for (let i = 0; i < 5; i++) children.push(await host.spawn("sleep", ["30"], { stdio: "ignore" }));
       const detached = await host.spawn("sleep", ["30"], { stdio: "ignore", detached: true });
       const helper = parentOf(children[0].pid);
+      const errors = children.map((c) => once(c, "error"));
       const closed = children.map((c) => once(c, "close"));
+      detached.on("error", () => {});
       process.kill(helper, "SIGKILL");
+      for (const [error] of await Promise.all(errors)) {
+        assert.ok(error instanceof HelperExitedError, String(error));
+        assert.match(error.message, /killed by SIGKILL/);
+      }
       await Promise.all(closed);
       assert.deepEqual(await waitUntilGone(children.map((c) => c.pid), 3000), [], "children outlived the helper");
       assert.ok(alive(detached.pid), "a detached child must survive the helper");
