@@ -37,17 +37,15 @@ export class Channel {
   #shutdownRequested = false;
   #holdForShutdown = false;
   #stderrTail = "";
-  #onGone;
   #closed;
   #corked = false;
 
   /**
    * Starts the helper at once; `ready` settles after its hello.
-   * @param {{ helperPath: string, launchThreads?: number, onGone?: (channel: Channel) => void }} options
+   * @param {{ helperPath: string, launchThreads?: number }} options
    */
-  constructor({ helperPath, launchThreads, onGone }) {
+  constructor({ helperPath, launchThreads }) {
     this.#helperPath = helperPath;
-    this.#onGone = onGone;
     // The helper's own fds 0-2 carry the protocol, so Node's fds 0-2 reach it as 3-5,
     // for children whose stdio is "inherit".
     const args = ["--inherit-fds", "3,4,5"];
@@ -58,7 +56,7 @@ export class Channel {
     this.#process = spawn(helperPath, args, { stdio: ["pipe", "pipe", "pipe", ...inherited], windowsHide: true });
     const { stdin, stdout, stderr } = this.#process;
     stdout.on("data", (chunk) => this.#receive(chunk));
-    stdout.on("end", () => this.#goAway("its stdout ended"));
+    stdout.on("end", () => this.#onStdoutEnd());
     stderr.setEncoding("utf8");
     stderr.on("data", (text) => this.#keepStderr(text));
     stdin.on("error", (error) => this.#goAway(`writing to it failed: ${error.message}`));
@@ -174,6 +172,15 @@ export class Channel {
     for (const message of messages) this.#dispatch(message);
   }
 
+  #onStdoutEnd() {
+    try {
+      this.#reader.end();
+      this.#goAway("its stdout ended");
+    } catch (error) {
+      this.#goAway(`its stdout ended inside a frame: ${error.message}`, error);
+    }
+  }
+
   #dispatch({ name, values }) {
     if (name === "hello") return this.#checkHello(values);
     if (name === "error") {
@@ -250,7 +257,6 @@ export class Channel {
     this.#settleHandlers(error);
     this.#refs = 0;
     this.#applyRef();
-    this.#onGone?.(this);
   }
 }
 

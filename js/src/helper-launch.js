@@ -234,9 +234,13 @@ export class HelperLaunch {
     this.#deliverClose();
   }
 
+  // The process never ran or is lost: its outputs end (as child_process's do after a
+  // failed spawn), so readers finish.
   #closeNow() {
     if (this.#state === "closed") return;
     this.child.stdin?.destroy();
+    this.child.stdout?._eof();
+    this.child.stderr?._eof();
     this.#finish();
     this.#deliverClose();
   }

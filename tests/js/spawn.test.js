@@ -191,3 +191,16 @@ for (const mode of modes()) {
     });
   });
 }
+
+for (const mode of modes()) {
+  describe(`spawn failures end the child's streams (${mode})`, () => {
+    const host = hostFor(mode, { onUnhandledChildError: () => {} });
+    after(() => host.shutdown());
+
+    test("reading stdout of a program that could not start finishes empty", async () => {
+      const child = await host.spawn("spawnhost-no-such-program-4");
+      assert.equal(await readAll(child.stdout), "");
+      await once(child, "close");
+    });
+  });
+}

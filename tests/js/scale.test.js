@@ -1,0 +1,74 @@
+// Many children on one helper: one event loop serves them all, a stalled child slows
+// no other, and running out of descriptors is a clear error, not a broken helper.
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { modes, hostFor, once } from "./support/modes.js";
+
+const realHelper = process.env.SPAWNHOST_HELPER_PATH || fileURLToPath(new URL("../../build/spawnhost-helper", import.meta.url));
+const lowNofileHelper = fileURLToPath(new URL("../fixtures/helper-low-nofile.sh", import.meta.url));
+
+if (modes().includes("helper")) {
+  describe("scale (helper)", () => {
+    test("1,000 concurrent children with piped stdio all start, run and end", { timeout: 120_000 }, async () => {
+      const host = hostFor("helper");
+      const children = await Promise.all(
+        Array.from({ length: 1000 }, () => host.spawn("sleep", ["30"], { stdio: ["pipe", "pipe", "pipe"] })),
+      );
+      assert.equal(new Set(children.map((c) => c.pid)).size, 1000);
+      assert.ok(children.every((c) => c.exitCode === null), "all still running");
+      const closed = children.map((c) => once(c, "close"));
+      for (const c of children) assert.equal(c.kill(), true);
+      for (const [code, signal] of await Promise.all(closed)) {
+        assert.equal(code, null);
+        assert.equal(signal, "SIGTERM");
+      }
+      await host.shutdown();
+    });
+
+    test("a stalled consumer does not slow another child streaming at full speed", { timeout: 60_000 }, async () => {
+      const host = hostFor("helper");
+      // The stalled one writes forever; nobody reads it after the first chunk.
+      const stalled = await host.spawn("yes", [], { stdio: ["ignore", "pipe", "ignore"] });
+      await once(stalled.stdout, "readable");
+      const fast = await host.spawn("head", ["-c", "50000000", "/dev/zero"], { stdio: ["ignore", "pipe", "ignore"] });
+      let bytes = 0;
+      fast.stdout.on("data", (chunk) => { bytes += chunk.length; });
+      const [code] = await once(fast, "close");
+      assert.equal(code, 0);
+      assert.equal(bytes, 50_000_000);
+      assert.equal(stalled.exitCode, null, "the stalled child is still blocked, not dead");
+      stalled.kill("SIGKILL");
+      await once(stalled, "close");
+      await host.shutdown();
+    });
+
+    test("running out of descriptors fails that launch with EMFILE and the helper keeps serving", { timeout: 60_000 }, async () => {
+      assert.ok(existsSync(realHelper), `no helper at ${realHelper}`);
+      process.env.SPAWNHOST_REAL_HELPER = realHelper;
+      const host = hostFor("helper", { helperPath: lowNofileHelper });
+      const started = [];
+      let failure;
+      for (let i = 0; i < 40 && !failure; i++) {
+        const child = await host.spawn("sleep", ["30"], { stdio: ["pipe", "pipe", "pipe"] });
+        if (child.pid === undefined) {
+          [failure] = await once(child, "error");
+        } else {
+          started.push(child);
+        }
+      }
+      assert.ok(failure, "48 descriptors should not hold 40 children with three pipes each");
+      assert.equal(failure.code, "EMFILE");
+      assert.equal(failure.syscall, "spawn sleep");
+      assert.ok(started.length >= 5, `only ${started.length} children started`);
+      // Freeing descriptors makes room again, on the same helper.
+      const closed = started.map((c) => once(c, "close"));
+      for (const c of started) c.kill("SIGKILL");
+      await Promise.all(closed);
+      const { stdout } = await host.execFile("echo", ["still serving"]);
+      assert.equal(stdout, "still serving\n");
+      await host.shutdown();
+    });
+  });
+}
