@@ -53,7 +53,8 @@ export class HostChild extends EventEmitter {
     const name = signal === 0 ? 0 : signalName(signal === undefined ? "SIGTERM" : signal);
     if (this.exitCode !== null || this.signalCode !== null) return false;
     const sent = this.#controller.kill(name);
-    if (sent && name !== 0) this.killed = true;
+    // Like ChildProcess#kill, even signal 0 (a liveness probe) marks the child killed.
+    if (sent) this.killed = true;
     return sent;
   }
 

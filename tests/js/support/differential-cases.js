@@ -2,6 +2,8 @@
 // helper). Each case: name, how to call (execFile | exec | spawn), what to call, and
 // options (a function when they hold something single-use, like an AbortSignal).
 // `input` is written to stdin and ended (for node:child_process through the child).
+// `helperDiffers` turns child_process's result into what helper mode must give where
+// the README documents an intended difference.
 import { mkdtempSync, writeFileSync, chmodSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 
@@ -129,4 +131,26 @@ export const cases = [
   { name: "spawn: stdio ignore", run: "spawn", file: "echo", args: ["x"], options: { stdio: "ignore" } },
   { name: "spawn: stdin piped through", run: "spawn", file: "cat", input: "through cat\n" },
   { name: "spawn: abort", run: "spawn", file: "sleep", args: ["5"], options: () => ({ signal: AbortSignal.timeout(100) }) },
+  {
+    name: "spawn: abort before the call",
+    run: "spawn",
+    file: "sleep",
+    args: ["5"],
+    options: () => ({ signal: AbortSignal.abort("early") }),
+    // Intended difference (README, "Differences"): the helper never starts a process
+    // whose signal was already aborted; child_process starts it and then kills it.
+    helperDiffers: (expected) => ({
+      ...expected,
+      events: expected.events.filter(([event]) => event !== "spawn" && event !== "exit"),
+      hasPid: false,
+    }),
+  },
+  { name: "spawn: env and cwd", run: "spawn", file: "sh", args: ["-c", "echo $X; pwd"], options: { env: { X: "from-env", PATH: process.env.PATH }, cwd: scratch } },
+  { name: "spawn: a cwd that does not exist", run: "spawn", file: "echo", options: { cwd: `${scratch}/missing` } },
+  { name: "spawn: a directory as the program", run: "spawn", file: scratch },
+  { name: "spawn: exit code 255 with stderr", run: "spawn", file: "sh", args: ["-c", "echo bad >&2; exit 255"] },
+  { name: "spawn: killed by its own SIGSEGV", run: "spawn", file: "sh", args: ["-c", "kill -SEGV $$"] },
+  { name: "spawn: kill with signal 0 probes a live child", run: "spawn", file: "sh", args: ["-c", "sleep 0.2"], kill: 0 },
+  { name: "spawn: detached", run: "spawn", file: "sh", args: ["-c", "echo detached"], options: { detached: true } },
+  { name: "exec: cwd given as a file URL", run: "exec", file: "pwd", options: { cwd: new URL(`file://${scratch}`) } },
 ];
