@@ -1,15 +1,20 @@
-// flow.mjs "many": 2,000 concurrent `sleep 30` children with piped stdio.
+// flow.mjs "many": 2,000 concurrent sleeping children with piped stdio.
 // The worker-thread host is left out unless asked for by --ways: one worker per
 // child (about 9 MiB each, see the long-lived suite) would need ~17 GiB.
 import { manyChildren } from "../lib/many.mjs";
 import { comparisonTable } from "../lib/report.mjs";
 import { ROWS } from "./long-lived.mjs";
 
-export const defaults = { children: 2000, startConcurrency: 32, rssCapGiB: 12 };
+export const defaults = { children: 2000, startConcurrency: 32, rssCapGiB: 12, startBudgetS: 240 };
 
 export async function cell(way, params) {
-  const { children, startConcurrency, rssCapGiB } = { ...defaults, ...params };
-  return manyChildren(way, { count: children, startConcurrency, rssCapBytes: rssCapGiB * 2 ** 30 });
+  const { children, startConcurrency, rssCapGiB, startBudgetS } = { ...defaults, ...params };
+  return manyChildren(way, {
+    count: children,
+    startConcurrency,
+    rssCapBytes: rssCapGiB * 2 ** 30,
+    startBudgetMs: startBudgetS * 1000,
+  });
 }
 
 export async function drive({ suite, ways, params, spawnCell, explicitWays }) {
@@ -26,6 +31,6 @@ export function report(results, ways, params) {
   const { children } = { ...defaults, ...params };
   const ran = ways.filter((w) => results[w]);
   return {
-    markdown: `${children} \`sleep 30\` children with piped stdio alive at once (target: helper RSS < 64 MB, Node growth < 64 MB)\n\n${comparisonTable(ROWS, results, ran)}`,
+    markdown: `${children} \`sleep 900\` children with piped stdio alive at once (target: helper RSS < 64 MB, Node growth < 64 MB)\n\n${comparisonTable(ROWS, results, ran)}`,
   };
 }
