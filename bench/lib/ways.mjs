@@ -74,7 +74,9 @@ async function processHostWay(mode) {
   } catch (error) {
     throw new Error(`cannot load the spawnhost package (run npm install at the repo root): ${error.message}`);
   }
-  const host = new ProcessHost({ mode });
+  // fallback "error": a missing helper must fail the benchmark, not quietly
+  // measure inline mode under the helper's name.
+  const host = new ProcessHost(mode === "helper" ? { mode, fallback: "error" } : { mode });
   if (mode === "helper") {
     // Start the helper now and make sure it is really there: a benchmark of a
     // helper mode that quietly ran something else would be worthless.

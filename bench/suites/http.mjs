@@ -5,6 +5,7 @@
 // Every loop here is bounded by a request count; the server stops when told.
 import { createServer, Agent, request } from "node:http";
 import { startLoopMonitor } from "../lib/loop-monitor.mjs";
+import { mainThreadRunQueueNs } from "../lib/procfs.mjs";
 import { comparisonTable } from "../lib/report.mjs";
 import { ms, num, percentile } from "../lib/stats.mjs";
 
@@ -40,6 +41,8 @@ export async function cell(way, params, { ready }) {
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
   const monitor = startLoopMonitor();
+  const wait0 = mainThreadRunQueueNs();
+  const t0 = performance.now();
   ready({ port: server.address().port });
   // Serve until the orchestrator closes our stdin.
   await new Promise((resolve) => {
@@ -48,9 +51,10 @@ export async function cell(way, params, { ready }) {
     process.stdin.on("close", resolve);
   });
   const loop = monitor.stop();
+  const runQueueShare = wait0 === null ? null : (mainThreadRunQueueNs() - wait0) / 1e6 / (performance.now() - t0);
   server.closeAllConnections?.();
   server.close();
-  return { runs, runErrors, loopP99Ms: loop.p99, loopMaxMs: loop.max };
+  return { runs, runErrors, loopP99Ms: loop.p99, loopMaxMs: loop.max, runQueueShare };
 }
 
 // ------------------------------------------------------------------ loader
@@ -131,6 +135,7 @@ export async function drive({ suite, ways, params, spawnCell }) {
       probes: l.loaded.length,
       runsPerSecond: params.requests / (l.wallMs / 1000),
       serverLoopP99Ms: server.loopP99Ms,
+      serverRunQueueShare: server.runQueueShare,
     };
   }
   return results;
@@ -146,6 +151,11 @@ export function report(results, ways, params) {
     { label: "/health probes during the load", get: (r) => r.probes, fmt: (v) => num(v), higherIsBetter: true },
     { label: "/run requests per second", get: (r) => r.runsPerSecond, fmt: (v) => num(v, 1), higherIsBetter: true },
     { label: "server event-loop delay p99", get: (r) => r.serverLoopP99Ms, fmt: ms },
+    {
+      label: "share of the time the server thread waited for a CPU",
+      get: (r) => r.serverRunQueueShare,
+      fmt: (v) => (v == null ? "–" : `${(v * 100).toFixed(1)} %`),
+    },
   ];
   const title = `${requests} \`/run\` requests (each launches \`${command.join(" ")}\`), ${concurrency} at a time, while \`/health\` is probed one request at a time`;
   return { markdown: `${title}\n\n${comparisonTable(rows, results, ways)}` };
