@@ -101,8 +101,8 @@ void child::read_now(std::uint32_t fd) {
   if (n <= 0) return close_output(fd);  // EOF, or an error that ends this stream
 
   std::size_t relay = static_cast<std::size_t>(n);
-  const bool over = max_buffer_ && out.total + relay > max_buffer_;
-  if (over) relay = static_cast<std::size_t>(max_buffer_ - out.total);  // Node keeps exactly maxBuffer bytes
+  const bool over = max_buffer_ && out.total + relay > *max_buffer_;
+  if (over) relay = static_cast<std::size_t>(*max_buffer_ - out.total);  // Node keeps exactly maxBuffer bytes
   out.total += relay;
   if (!unlimited_credit_) out.credit -= static_cast<std::uint64_t>(n);
   if (relay > 0) owner_.send(encode::data(id_, fd, buffer.data(), relay));

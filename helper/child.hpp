@@ -41,6 +41,7 @@ class child : public std::enable_shared_from_this<child> {
   void write(std::string bytes);      // queue bytes for stdin; acknowledged with `written`
   void end_input();                   // close stdin once queued bytes are written
   void add_credit(std::uint32_t fd, std::uint64_t bytes);
+  void close_output(std::uint32_t fd);  // the reader is gone; also used at EOF
   std::error_code kill(int signal);   // no-op once reaped
   void stop_watching();               // forget a detached child at shutdown
 
@@ -62,7 +63,6 @@ class child : public std::enable_shared_from_this<child> {
   void on_exit();
   void read_when_ready(std::uint32_t fd);
   void read_now(std::uint32_t fd);
-  void close_output(std::uint32_t fd);
   void stop_relaying();  // execFile semantics after a timeout or max_buffer kill
   void write_next();
   void close_input();
@@ -84,7 +84,7 @@ class child : public std::enable_shared_from_this<child> {
   std::uint32_t flags_ = 0;
   const bool unlimited_credit_;
   const bool detached_;
-  const std::uint64_t max_buffer_;
+  const std::optional<std::uint64_t> max_buffer_;
   const std::uint64_t timeout_ms_;
   const int kill_signal_;
 };

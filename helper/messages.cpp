@@ -51,6 +51,14 @@ void read_id(const msgpack::object_array& a, std::uint64_t& id, std::optional<fa
   if (!fail && id == 0) fail = failure{decode_error::bad_field, "request id 0 is reserved"};
 }
 
+// Output streams are fds 1 and 2; anything else names no stream.
+void read_output_fd(const msgpack::object_array& a, std::uint32_t& fd, std::optional<failure>& fail) {
+  std::uint64_t n = 0;
+  field(a, 2, "fd", n, as_uint, fail);
+  if (!fail && !protocol::is_output_fd(n)) fail = failure{decode_error::bad_field, "field 'fd' must be 1 or 2"};
+  fd = static_cast<std::uint32_t>(n);
+}
+
 std::optional<failure> read_options(const msgpack::object& o, spawn_options& opts) {
   if (o.type != msgpack::type::MAP) return failure{decode_error::bad_field, "field 'options' is not a map"};
   for (std::uint32_t i = 0; i < o.via.map.size; ++i) {
@@ -76,7 +84,7 @@ std::optional<failure> read_options(const msgpack::object& o, spawn_options& opt
       if (ok) opts.detached = v.via.boolean;
     } else if (key == opt::timeout_ms) ok = as_uint(v, opts.timeout_ms);
     else if (key == opt::kill_signal) ok = as_str(v, opts.kill_signal);
-    else if (key == opt::max_buffer) ok = as_uint(v, opts.max_buffer);
+    else if (key == opt::max_buffer) ok = as_uint(v, opts.max_buffer.emplace());
     else if (key == opt::credit) ok = as_uint(v, opts.credit.emplace());
     else if (key == opt::uid || key == opt::gid) {
       ok = as_uint(v, u) && u <= std::numeric_limits<std::uint32_t>::max();
@@ -96,6 +104,7 @@ std::size_t expected_size(msg code) {
     case msg::credit: return protocol::credit_size;
     case msg::shutdown: return protocol::shutdown_size;
     case msg::remove_tree: return protocol::remove_tree_size;
+    case msg::close_output: return protocol::close_output_size;
     default: return 0;  // not a message the helper accepts
   }
 }
@@ -110,7 +119,9 @@ decoded_request decode_array(const msgpack::object_array& a) {
     return out;
   }
   const auto type = static_cast<msg>(code);
-  if (a.size >= 2 && a.ptr[1].type == msgpack::type::POSITIVE_INTEGER && type != msg::shutdown) out.id = a.ptr[1].via.u64;
+  if (a.size >= 2 && a.ptr[1].type == msgpack::type::POSITIVE_INTEGER && a.ptr[1].via.u64 != 0 && type != msg::shutdown) {
+    out.id = a.ptr[1].via.u64;
+  }
   if (a.size != expected_size(type)) {
     out.error = decode_error::wrong_size;
     out.detail = "message type " + std::to_string(code) + " needs " + std::to_string(expected_size(type)) +
@@ -151,12 +162,16 @@ decoded_request decode_array(const msgpack::object_array& a) {
     }
     case msg::credit: {
       credit_request r;
-      std::uint64_t fd = 0;
       read_id(a, r.id, fail);
-      field(a, 2, "fd", fd, as_uint, fail);
+      read_output_fd(a, r.fd, fail);
       field(a, 3, "bytes", r.bytes, as_uint, fail);
-      if (!fail && fd != 1 && fd != 2) fail = failure{decode_error::bad_field, "credit fd must be 1 or 2"};
-      r.fd = static_cast<std::uint32_t>(fd);
+      out.value = r;
+      break;
+    }
+    case msg::close_output: {
+      close_output_request r;
+      read_id(a, r.id, fail);
+      read_output_fd(a, r.fd, fail);
       out.value = r;
       break;
     }

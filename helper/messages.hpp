@@ -24,7 +24,7 @@ struct spawn_options {
   bool detached = false;
   std::uint64_t timeout_ms = 0;        // 0: none
   std::string kill_signal = "SIGTERM";
-  std::uint64_t max_buffer = 0;        // 0: no cap
+  std::optional<std::uint64_t> max_buffer;  // absent: no cap; 0: no output allowed
   std::optional<std::uint64_t> credit;  // absent: unlimited, no credit round trips
   std::optional<std::uint32_t> uid;
   std::optional<std::uint32_t> gid;
@@ -42,9 +42,10 @@ struct kill_request { std::uint64_t id; std::string signal; };
 struct credit_request { std::uint64_t id; std::uint32_t fd; std::uint64_t bytes; };
 struct shutdown_request { std::uint64_t grace_ms; };
 struct remove_tree_request { std::uint64_t id; std::string path; };
+struct close_output_request { std::uint64_t id; std::uint32_t fd; };
 
 using request = std::variant<spawn_request, write_request, end_request, kill_request, credit_request,
-                             shutdown_request, remove_tree_request>;
+                             shutdown_request, remove_tree_request, close_output_request>;
 
 struct decoded_request {
   decode_error error = decode_error::none;

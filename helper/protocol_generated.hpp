@@ -6,7 +6,7 @@
 namespace spawnhost::protocol {
 
 inline constexpr std::uint32_t version = 1;
-inline constexpr std::size_t max_body_bytes = 1048576;
+inline constexpr std::size_t max_body_bytes = 4194304;
 inline constexpr std::size_t max_data_chunk = 262144;
 
 enum class msg : std::uint8_t {
@@ -27,6 +27,7 @@ enum class msg : std::uint8_t {
   credit = 20,
   shutdown = 21,
   remove_tree = 22,
+  close_output = 23,
 };
 
 // Number of array elements of each message, the code included.
@@ -47,6 +48,7 @@ inline constexpr std::size_t kill_size = 3;
 inline constexpr std::size_t credit_size = 4;
 inline constexpr std::size_t shutdown_size = 2;
 inline constexpr std::size_t remove_tree_size = 3;
+inline constexpr std::size_t close_output_size = 3;
 
 enum class stdio_kind : std::uint8_t {
   pipe = 0,
@@ -59,6 +61,9 @@ inline constexpr std::uint32_t timed_out = 1;
 inline constexpr std::uint32_t max_buffer_stdout = 2;
 inline constexpr std::uint32_t max_buffer_stderr = 4;
 }  // namespace exit_flag
+
+// Output streams a credit or close_output message may name (their `fd` constraint).
+inline constexpr bool is_output_fd(std::uint64_t fd) { return fd == 1 || fd == 2; }
 
 namespace option {
 inline constexpr const char* cwd = "cwd";

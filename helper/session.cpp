@@ -145,6 +145,10 @@ void session::handle(credit_request&& r) {
   if (child* c = find_child(r.id, "credit")) c->add_credit(r.fd, r.bytes);
 }
 
+void session::handle(close_output_request&& r) {
+  if (child* c = find_child(r.id, "close_output")) c->close_output(r.fd);
+}
+
 void session::handle(shutdown_request&& r) { begin_shutdown(std::chrono::milliseconds(r.grace_ms)); }
 
 void session::handle(remove_tree_request&& r) {

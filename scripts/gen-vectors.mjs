@@ -32,7 +32,7 @@ const valid = [
   ["written", [7, 7, 65536]],
   ["stdin_error", [8, 7, "EPIPE"]],
   ["error without id", [9, null, false, "unknown message type 99"]],
-  ["error fatal", [9, 12, true, "frame of 4294967295 bytes exceeds the 1048576-byte limit"]],
+  ["error fatal", [9, null, true, "oversized: a frame exceeds the 4194304-byte limit"]],
   ["removed ok", [10, 9, null, null]],
   ["removed failed", [10, 9, "EACCES", "rmdir"]],
   ["spawn minimal", [16, 1, "true", [], {}]],
@@ -46,11 +46,12 @@ const valid = [
   ["credit", [20, 2, 1, 4294967295]],
   ["shutdown", [21, 5000]],
   ["remove_tree", [22, 3, "/tmp/x y"]],
+  ["close_output", [23, 3, 1]],
 ].map(([name, decoded]) => ({ name, hex: frame(Buffer.from(encode(toWire(decoded)))), decoded, valid: true }));
 
 const raw = (hex) => frame(Buffer.from(hex, "hex"));
 const invalid = [
-  ["oversized length", "01001000" + "00", "oversized"],
+  ["oversized length", "01004000" + "00", "oversized"],
   ["maximum u32 length", "ffffffff", "oversized"],
   ["truncated body", "0500000093", "truncated"],
   ["truncated length", "0500", "truncated"],
@@ -71,7 +72,11 @@ const invalid = [
   ["spawn stdio of two entries", raw("9510" + "01" + "a474727565" + "90" + "81a5737464696f920000"), "bad_option"],
   ["spawn with id 0", raw("9510" + "00" + "a474727565" + "90" + "80"), "bad_field"],
   ["hello sent to the helper", raw("9401" + "01" + "a3302e31" + "01"), "unknown_message"],
-].map(([name, hex, error]) => ({ name, hex, valid: false, error }));
+  ["close_output of stdin", raw("9317" + "03" + "00"), "bad_field"],
+  ["exit sent to the helper", raw("9506" + "01" + "00" + "c0" + "00"), "unknown_message"],
+// Every invalid vector is bytes arriving at the helper; the JS suite decodes them as
+// the helper would, so both sides agree on the categories.
+].map(([name, hex, error]) => ({ name, hex, valid: false, receiver: "helper", error }));
 
 writeFileSync(join(root, "schema/vectors.json"), JSON.stringify({
   $comment: "Shared protocol vectors; written by scripts/gen-vectors.mjs. decoded: the message array, bin as {\"$bin\": hex}. Invalid vectors give the error category both decoders must report.",

@@ -4,11 +4,8 @@
 import { HostChild, watchAbortSignal } from "./host-child.js";
 import { HelperInput, HelperOutput, OUTPUT_CREDIT } from "./helper-streams.js";
 import { EXIT_FLAG, STDIO_KIND } from "./protocol-generated.js";
-import { ProtocolError, spawnFailure } from "./errors.js";
+import { AbortError, ProtocolError, spawnFailure } from "./errors.js";
 
-// An output the consumer destroyed must not leave the child blocked on a full pipe:
-// grant everything and drop what arrives.
-const UNLIMITED_CREDIT = 0xffffffff;
 
 /** Drives one child through starting → launching → running → exited → closed. */
 export class HelperLaunch {
@@ -22,6 +19,7 @@ export class HelperLaunch {
   #id = 0;
   #state = "starting";
   #pendingKill = null;
+  #abortedBeforeCall = false;
   // stdin writes made before the spawn request went out (execFile's `input`).
   #early = [];
   #refHeld = false;
@@ -50,7 +48,14 @@ export class HelperLaunch {
     });
     this.#createStdio();
     this.#ref();
-    watchAbortSignal(this.child, request.signal, request.killSignal);
+    if (request.signal?.aborted) {
+      // Aborted before the call: it never starts. Decided here, synchronously, so the
+      // outcome does not depend on whether the helper is already up.
+      this.#pendingKill = request.killSignal;
+      this.#abortedBeforeCall = true;
+    } else {
+      watchAbortSignal(this.child, request.signal, request.killSignal);
+    }
     channel.ready.then(() => this.#sendSpawn(), (error) => this.#onGone(error));
   }
 
@@ -67,7 +72,9 @@ export class HelperLaunch {
       this.#closesNeeded++;
       this.#helperOwes++;
       stream.on("close", () => {
-        if (credit !== undefined && !stream.readableEnded) this.#grant(fd, UNLIMITED_CREDIT);
+        // A destroyed output closes the pipe in the helper, as Node closes its end: a
+        // child that writes on gets EPIPE/SIGPIPE instead of blocking on a full pipe.
+        if (credit !== undefined && !stream.readableEnded) this.#closeOutput(fd);
         this.#maybeClose();
       });
       return stream;
@@ -88,8 +95,7 @@ export class HelperLaunch {
     if (r.detached) options.detached = true;
     if (r.timeout > 0) options.timeout_ms = r.timeout;
     if (r.killSignal !== "SIGTERM") options.kill_signal = r.killSignal;
-    // max_buffer 0 means "no cap" on the wire; maxBuffer 0 is enforced in JS instead.
-    if (r.kind === "exec" && Number.isFinite(r.maxBuffer) && r.maxBuffer >= 1) options.max_buffer = Math.floor(r.maxBuffer);
+    if (r.kind === "exec" && Number.isFinite(r.maxBuffer)) options.max_buffer = Math.floor(r.maxBuffer);
     if (r.kind === "spawn") options.credit = OUTPUT_CREDIT;
     if (r.uid !== undefined) options.uid = r.uid;
     if (r.gid !== undefined) options.gid = r.gid;
@@ -180,6 +186,10 @@ export class HelperLaunch {
     this.#releaseId();
     this.child.signalCode = signal === 0 ? null : signal;
     this.#launchedSettle.resolve();
+    if (this.#abortedBeforeCall) {
+      this.child.killed = true;
+      this.child._deliver("error", new AbortError(this.#request.signal.reason));
+    }
     this.#closeNow();
   }
 
@@ -282,6 +292,11 @@ export class HelperLaunch {
     // Output may still arrive after exit, until its eof: grant while the helper owes it.
     if (this.#id === 0 || this.#helperOwes === 0) return;
     try { this.#channel.send("credit", [this.#id, fd, bytes]); } catch { /* helper gone: onGone settles */ }
+  }
+
+  #closeOutput(fd) {
+    if (this.#id === 0 || this.#helperOwes === 0) return;
+    try { this.#channel.send("close_output", [this.#id, fd]); } catch { /* helper gone: onGone settles */ }
   }
 
   #kill(signal) {

@@ -4,7 +4,7 @@
 // Decoding errors carry the same category names as schema/vectors.json.
 import { Encoder, decode } from "@msgpack/msgpack";
 import {
-  MSG, FIELDS, FIELD_TYPES, DIRECTION, SPAWN_OPTION_TYPES, STDIO_KIND, MAX_BODY_BYTES,
+  MSG, FIELDS, FIELD_TYPES, FIELD_VALUES, DIRECTION, SPAWN_OPTION_TYPES, STDIO_KIND, MAX_BODY_BYTES,
 } from "./protocol-generated.js";
 import { ProtocolError } from "./errors.js";
 
@@ -61,6 +61,10 @@ export function decodeBody(body, receiver) {
     const field = FIELDS[name][i];
     if (!matchesType(values[i], types[i]) || (field === "id" && values[i] === 0)) {
       throw new ProtocolError("bad_field", `${name}.${field} is not a valid ${types[i]}${field === "id" ? " (ids are never 0)" : ""}`);
+    }
+    const allowed = FIELD_VALUES[name]?.[field];
+    if (allowed && !allowed.includes(values[i])) {
+      throw new ProtocolError("bad_field", `${name}.${field} must be one of ${allowed.join(", ")}`);
     }
   }
   if (name === "spawn") checkSpawnOptions(values[3]);

@@ -217,3 +217,44 @@ TEST(Helper, MaxBufferKeepsExactlyTheCapAndKills) {
 
 }  // namespace
 }  // namespace spawnhost
+
+namespace spawnhost {
+namespace {
+
+TEST(Helper, ClosingAnOutputGivesTheWriterSigpipe) {
+  helper_client h;
+  h.next();
+  std::map<std::string, int> options{{"credit", 1}};
+  h.send(16, 4, std::string("yes"), std::vector<std::string>{}, options);
+  EXPECT_EQ(h.next()[0], 2);
+  EXPECT_EQ(h.next_of(4)[0], 4);  // one byte of credit, one byte of output
+  h.send(23, 4, 1);
+  EXPECT_EQ(h.next_of(5), json::parse("[5, 4, 1]"));
+  EXPECT_EQ(h.next_of(6), json::parse(R"([6, 4, null, "SIGPIPE", 0])"));
+}
+
+TEST(Helper, MaxBufferZeroAllowsNoOutput) {
+  helper_client h;
+  h.next();
+  std::map<std::string, int> options{{"max_buffer", 0}};
+  h.send(16, 2, std::string("sh"), std::vector<std::string>{"-c", "printf x; sleep 30"}, options);
+  EXPECT_EQ(h.next()[0], 2);
+  json m = h.next();
+  while (!m.is_null() && m[0] != 6) {
+    EXPECT_NE(m[0], 4) << "no data may be relayed: " << m;
+    m = h.next();
+  }
+  EXPECT_EQ(m, json::parse(R"([6, 2, null, "SIGTERM", 2])"));
+}
+
+TEST(Helper, AnErrorAboutIdZeroCarriesNil) {
+  helper_client h;
+  h.next();
+  h.send(18, 0);
+  json e = h.next();
+  EXPECT_EQ(e[0], 9);
+  EXPECT_TRUE(e[1].is_null()) << e;
+}
+
+}  // namespace
+}  // namespace spawnhost
