@@ -100,7 +100,7 @@ function installedProject({ platformPackage } = {}) {
     const dir = join(modules, PLATFORM_PACKAGES[platformPackage.key]);
     mkdirSync(join(dir, "bin"), { recursive: true });
     writeFileSync(join(dir, "package.json"), JSON.stringify({ name: PLATFORM_PACKAGES[platformPackage.key], version: jsPackage.version }));
-    cpSync(platformPackage.helper, join(dir, "bin/spawnhost-helper"));
+    cpSync(platformPackage.helper, join(dir, "bin/spawnhost-helper"), { dereference: true });
     chmodSync(join(dir, "bin/spawnhost-helper"), 0o755);
   }
   return root;
