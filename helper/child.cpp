@@ -23,16 +23,15 @@ child::child(asio::io_context& io, child_owner& owner, std::uint64_t id, launche
       kill_signal_(kill_signal) {
   if (process.stdio[0]) input_.emplace(io, process.stdio[0].release());
   for (std::uint32_t fd = 1; fd <= 2; ++fd) {
-    auto& out = outputs_[fd - 1];
-    if (process.stdio[fd]) out.pipe.emplace(io, process.stdio[fd].release());
-    out.credit = options.credit.value_or(0);
+    if (process.stdio[fd]) stream_of(fd).pipe.emplace(io, process.stdio[fd].release());
   }
+  if (process.channel) stream_of(3).pipe.emplace(io, process.channel.release());
+  for (auto& s : streams_) s.credit = options.credit.value_or(0);
 }
 
 void child::start() {
   watch_exit();
-  read_when_ready(1);
-  read_when_ready(2);
+  for (std::uint32_t fd = 1; fd <= 3; ++fd) read_when_ready(fd);
   if (timeout_ms_ > 0) {
     timeout_.expires_after(std::chrono::milliseconds(timeout_ms_));
     timeout_.async_wait([self = shared_from_this()](std::error_code ec) {
@@ -69,42 +68,42 @@ void child::on_exit() {
 }
 
 void child::read_when_ready(std::uint32_t fd) {
-  auto& out = outputs_[fd - 1];
-  if (!out.pipe || out.waiting) return;
-  if (!unlimited_credit_ && out.credit == 0) return;  // add_credit resumes
-  out.waiting = true;
+  stream& s = stream_of(fd);
+  if (!s.pipe || s.waiting) return;
+  if (!unlimited_credit_ && s.credit == 0) return;  // add_credit resumes
+  s.waiting = true;
   if (owner_.output_congested()) {
     owner_.when_output_room([self = shared_from_this(), fd] {
-      self->outputs_[fd - 1].waiting = false;
+      self->stream_of(fd).waiting = false;
       self->read_when_ready(fd);
     });
     return;
   }
-  out.pipe->async_wait(asio::posix::descriptor_base::wait_read, [self = shared_from_this(), fd](std::error_code ec) {
-    self->outputs_[fd - 1].waiting = false;
+  s.pipe->async_wait(asio::posix::descriptor_base::wait_read, [self = shared_from_this(), fd](std::error_code ec) {
+    self->stream_of(fd).waiting = false;
     if (ec == asio::error::operation_aborted) return;
-    if (ec) return self->close_output(fd);
+    if (ec) return self->close_now(fd);
     self->read_now(fd);
   });
 }
 
 void child::read_now(std::uint32_t fd) {
-  auto& out = outputs_[fd - 1];
-  if (!out.pipe) return;
+  stream& s = stream_of(fd);
+  if (!s.pipe) return;
   std::string& buffer = owner_.read_buffer();
   std::size_t want = buffer.size();
-  if (!unlimited_credit_) want = static_cast<std::size_t>(std::min<std::uint64_t>(want, out.credit));
+  if (!unlimited_credit_) want = static_cast<std::size_t>(std::min<std::uint64_t>(want, s.credit));
   ssize_t n;
-  do n = ::read(out.pipe->native_handle(), buffer.data(), want);
+  do n = ::read(s.pipe->native_handle(), buffer.data(), want);
   while (n < 0 && errno == EINTR);
   if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return read_when_ready(fd);
-  if (n <= 0) return close_output(fd);  // EOF, or an error that ends this stream
+  if (n <= 0) return close_now(fd);  // EOF, or an error that ends this stream
 
   std::size_t relay = static_cast<std::size_t>(n);
-  const bool over = max_buffer_ && out.total + relay > *max_buffer_;
-  if (over) relay = static_cast<std::size_t>(*max_buffer_ - out.total);  // Node keeps exactly maxBuffer bytes
-  out.total += relay;
-  if (!unlimited_credit_) out.credit -= static_cast<std::uint64_t>(n);
+  const bool over = fd != 3 && max_buffer_ && s.total + relay > *max_buffer_;
+  if (over) relay = static_cast<std::size_t>(*max_buffer_ - s.total);  // Node keeps exactly maxBuffer bytes
+  s.total += relay;
+  if (!unlimited_credit_) s.credit -= static_cast<std::uint64_t>(n);
   if (relay > 0) owner_.send(encode::data(id_, fd, buffer.data(), relay));
   if (over) {
     flags_ |= fd == 1 ? protocol::exit_flag::max_buffer_stdout : protocol::exit_flag::max_buffer_stderr;
@@ -114,63 +113,93 @@ void child::read_now(std::uint32_t fd) {
   read_when_ready(fd);
 }
 
-void child::close_output(std::uint32_t fd) {
-  auto& out = outputs_[fd - 1];
-  if (!out.pipe) return;
-  out.pipe.reset();  // closes, cancelling a pending wait
+void child::close_now(std::uint32_t fd) {
+  stream& s = stream_of(fd);
+  if (!s.pipe) return;
+  if (fd == 3 && !channel_writer_.pending.empty()) {
+    // The channel is gone in both directions: what was not written never will be.
+    channel_writer_.pending.clear();
+    owner_.send(encode::send_error(id_, "EPIPE"));
+  }
+  s.pipe.reset();  // closes, cancelling pending waits and writes
   owner_.send(encode::eof(id_, fd));
   maybe_closed();
+}
+
+void child::close_stream(std::uint32_t fd) {
+  if (fd == 3) {
+    channel_writer_.closing = true;  // after queued sends; close_writer calls close_now(3)
+    if (!channel_writer_.writing) close_writer(sink::channel);
+    return;
+  }
+  close_now(fd);
 }
 
 void child::stop_relaying() {
   // Node's execFile destroys both output streams when it kills for a timeout or
   // maxBuffer: what came before is kept, nothing after it.
-  close_output(1);
-  close_output(2);
+  close_now(1);
+  close_now(2);
 }
 
 void child::add_credit(std::uint32_t fd, std::uint64_t bytes) {
-  auto& out = outputs_[fd - 1];
-  out.credit += bytes;
+  stream_of(fd).credit += bytes;
   read_when_ready(fd);
 }
 
-void child::write(std::string bytes) {
-  if (!input_ || input_ending_) return;  // an earlier error already said so
-  pending_input_.push_back(std::move(bytes));
-  if (!writing_) write_next();
+asio::posix::stream_descriptor* child::descriptor_of(sink s) {
+  auto& d = s == sink::stdin ? input_ : stream_of(3).pipe;
+  return d ? &*d : nullptr;
 }
 
-void child::write_next() {
-  if (!input_) return;
-  if (pending_input_.empty()) {
-    writing_ = false;
-    if (input_ending_) close_input();
+void child::write(std::string bytes) { queue_write(sink::stdin, std::move(bytes)); }
+
+void child::send(std::string bytes) { queue_write(sink::channel, std::move(bytes)); }
+
+void child::queue_write(sink s, std::string bytes) {
+  writer& w = writer_of(s);
+  if (!descriptor_of(s) || w.closing) return;  // an earlier error or close already said so
+  w.pending.push_back(std::move(bytes));
+  if (!w.writing) write_next(s);
+}
+
+void child::write_next(sink s) {
+  writer& w = writer_of(s);
+  asio::posix::stream_descriptor* d = descriptor_of(s);
+  if (!d) return;
+  if (w.pending.empty()) {
+    w.writing = false;
+    if (w.closing) close_writer(s);
     return;
   }
-  writing_ = true;
-  asio::async_write(*input_, asio::buffer(pending_input_.front()),
-                    [self = shared_from_this()](std::error_code ec, std::size_t n) {
-                      if (ec == asio::error::operation_aborted) return;
-                      if (ec) {
-                        self->owner_.send(encode::stdin_error(self->id_, errno_name(ec.value())));
-                        self->pending_input_.clear();
-                        self->writing_ = false;
-                        self->close_input();
-                        return;
-                      }
-                      self->pending_input_.pop_front();
-                      self->owner_.send(encode::written(self->id_, n));
-                      self->write_next();
-                    });
+  w.writing = true;
+  asio::async_write(*d, asio::buffer(w.pending.front()), [self = shared_from_this(), s](std::error_code ec, std::size_t n) {
+    if (ec == asio::error::operation_aborted) return;
+    writer& w = self->writer_of(s);
+    if (ec) {
+      const char* code = errno_name(ec.value());
+      self->owner_.send(s == sink::stdin ? encode::stdin_error(self->id_, code) : encode::send_error(self->id_, code));
+      w.pending.clear();
+      w.writing = false;
+      w.closing = true;
+      if (s == sink::stdin) self->close_writer(s);  // the channel ends when its reading side does
+      return;
+    }
+    w.pending.pop_front();
+    self->owner_.send(s == sink::stdin ? encode::written(self->id_, n) : encode::sent(self->id_, n));
+    self->write_next(s);
+  });
 }
 
 void child::end_input() {
-  input_ending_ = true;
-  if (!writing_) close_input();
+  stdin_writer_.closing = true;
+  if (!stdin_writer_.writing) close_writer(sink::stdin);
 }
 
-void child::close_input() { input_.reset(); }
+void child::close_writer(sink s) {
+  if (s == sink::stdin) input_.reset();
+  else close_now(3);
+}
 
 std::error_code child::kill(int signal) {
   if (exited_) return {};
@@ -180,12 +209,15 @@ std::error_code child::kill(int signal) {
 void child::stop_watching() {
   exit_watch_.close();
   timeout_.cancel();
-  for (auto& out : outputs_) out.pipe.reset();
+  for (auto& s : streams_) s.pipe.reset();
   input_.reset();
 }
 
 void child::maybe_closed() {
-  if (closed_ || !exited_ || outputs_[0].pipe || outputs_[1].pipe) return;
+  if (closed_ || !exited_) return;
+  for (const auto& s : streams_) {
+    if (s.pipe) return;
+  }
   closed_ = true;
   input_.reset();
   owner_.child_closed(id_);

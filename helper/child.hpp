@@ -40,8 +40,11 @@ class child : public std::enable_shared_from_this<child> {
   void start();                       // arm exit watch, output reads and timeout
   void write(std::string bytes);      // queue bytes for stdin; acknowledged with `written`
   void end_input();                   // close stdin once queued bytes are written
+  void send(std::string bytes);       // queue bytes for the IPC channel; acknowledged with `sent`
   void add_credit(std::uint32_t fd, std::uint64_t bytes);
-  void close_output(std::uint32_t fd);  // the reader is gone; also used at EOF
+  // The reader of stream fd (1, 2, or 3 = the channel) is gone: close our end. The
+  // channel is closed once queued sends are written, as a disconnect.
+  void close_stream(std::uint32_t fd);
   std::error_code kill(int signal);   // no-op once reaped
   void stop_watching();               // forget a detached child at shutdown
 
@@ -52,20 +55,33 @@ class child : public std::enable_shared_from_this<child> {
   int kill_signal() const noexcept { return kill_signal_; }
 
  private:
-  struct output {
+  // Something the child writes: stdout (fd 1), stderr (2) or the IPC channel (3).
+  struct stream {
     std::optional<asio::posix::stream_descriptor> pipe;
     std::uint64_t credit = 0;
     std::uint64_t total = 0;
     bool waiting = false;  // a readiness wait or an output-room wait is pending
   };
+  // Bytes for the child: stdin, or the channel (which shares the channel stream's descriptor).
+  struct writer {
+    std::deque<std::string> pending;
+    bool writing = false;
+    bool closing = false;  // close once pending bytes are written
+  };
+  enum class sink { stdin, channel };
 
   void watch_exit();
   void on_exit();
+  stream& stream_of(std::uint32_t fd) { return streams_[fd - 1]; }
   void read_when_ready(std::uint32_t fd);
   void read_now(std::uint32_t fd);
+  void close_now(std::uint32_t fd);
   void stop_relaying();  // execFile semantics after a timeout or max_buffer kill
-  void write_next();
-  void close_input();
+  writer& writer_of(sink s) { return s == sink::stdin ? stdin_writer_ : channel_writer_; }
+  asio::posix::stream_descriptor* descriptor_of(sink s);
+  void queue_write(sink s, std::string bytes);
+  void write_next(sink s);
+  void close_writer(sink s);
   void maybe_closed();
 
   asio::io_context& io_;
@@ -74,11 +90,10 @@ class child : public std::enable_shared_from_this<child> {
   const int pid_;
   asio::posix::stream_descriptor exit_watch_;
   std::optional<asio::posix::stream_descriptor> input_;
-  output outputs_[2];
+  stream streams_[3];
   asio::steady_timer timeout_;
-  std::deque<std::string> pending_input_;
-  bool writing_ = false;
-  bool input_ending_ = false;
+  writer stdin_writer_;
+  writer channel_writer_;
   bool exited_ = false;
   bool closed_ = false;
   std::uint32_t flags_ = 0;

@@ -51,11 +51,17 @@ void read_id(const msgpack::object_array& a, std::uint64_t& id, std::optional<fa
   if (!fail && id == 0) fail = failure{decode_error::bad_field, "request id 0 is reserved"};
 }
 
-// Output streams are fds 1 and 2; anything else names no stream.
-void read_output_fd(const msgpack::object_array& a, std::uint32_t& fd, std::optional<failure>& fail) {
+void read_bytes(const msgpack::object_array& a, std::string& out, std::optional<failure>& fail) {
+  if (fail) return;
+  if (a.ptr[2].type != msgpack::type::BIN) fail = failure{decode_error::bad_field, "field 'bytes' is not binary"};
+  else out.assign(a.ptr[2].via.bin.ptr, a.ptr[2].via.bin.size);
+}
+
+// Streams are fds 1 and 2 (stdout, stderr) and 3 (the IPC channel).
+void read_stream_fd(const msgpack::object_array& a, std::uint32_t& fd, std::optional<failure>& fail) {
   std::uint64_t n = 0;
   field(a, 2, "fd", n, as_uint, fail);
-  if (!fail && !protocol::is_output_fd(n)) fail = failure{decode_error::bad_field, "field 'fd' must be 1 or 2"};
+  if (!fail && !protocol::is_stream_fd(n)) fail = failure{decode_error::bad_field, "field 'fd' must be 1, 2 or 3"};
   fd = static_cast<std::uint32_t>(n);
 }
 
@@ -82,6 +88,9 @@ std::optional<failure> read_options(const msgpack::object& o, spawn_options& opt
     } else if (key == opt::detached) {
       ok = v.type == msgpack::type::BOOLEAN;
       if (ok) opts.detached = v.via.boolean;
+    } else if (key == opt::ipc) {
+      ok = v.type == msgpack::type::BOOLEAN;
+      if (ok) opts.ipc = v.via.boolean;
     } else if (key == opt::timeout_ms) ok = as_uint(v, opts.timeout_ms);
     else if (key == opt::kill_signal) ok = as_str(v, opts.kill_signal);
     else if (key == opt::max_buffer) ok = as_uint(v, opts.max_buffer.emplace());
@@ -105,6 +114,7 @@ std::size_t expected_size(msg code) {
     case msg::shutdown: return protocol::shutdown_size;
     case msg::remove_tree: return protocol::remove_tree_size;
     case msg::close_output: return protocol::close_output_size;
+    case msg::send: return protocol::send_size;
     default: return 0;  // not a message the helper accepts
   }
 }
@@ -142,8 +152,14 @@ decoded_request decode_array(const msgpack::object_array& a) {
     case msg::write: {
       write_request r;
       read_id(a, r.id, fail);
-      if (!fail && a.ptr[2].type != msgpack::type::BIN) fail = failure{decode_error::bad_field, "field 'bytes' is not binary"};
-      if (!fail) r.bytes.assign(a.ptr[2].via.bin.ptr, a.ptr[2].via.bin.size);
+      read_bytes(a, r.bytes, fail);
+      out.value = std::move(r);
+      break;
+    }
+    case msg::send: {
+      send_request r;
+      read_id(a, r.id, fail);
+      read_bytes(a, r.bytes, fail);
       out.value = std::move(r);
       break;
     }
@@ -163,7 +179,7 @@ decoded_request decode_array(const msgpack::object_array& a) {
     case msg::credit: {
       credit_request r;
       read_id(a, r.id, fail);
-      read_output_fd(a, r.fd, fail);
+      read_stream_fd(a, r.fd, fail);
       field(a, 3, "bytes", r.bytes, as_uint, fail);
       out.value = r;
       break;
@@ -171,7 +187,7 @@ decoded_request decode_array(const msgpack::object_array& a) {
     case msg::close_output: {
       close_output_request r;
       read_id(a, r.id, fail);
-      read_output_fd(a, r.fd, fail);
+      read_stream_fd(a, r.fd, fail);
       out.value = r;
       break;
     }
@@ -307,6 +323,12 @@ std::string error(std::optional<std::uint64_t> id, bool fatal, std::string_view 
 }
 std::string removed(std::uint64_t id, std::optional<std::string_view> code, std::optional<std::string_view> syscall) {
   return frame_builder(msg::removed, protocol::removed_size).u(id).s(code).s(syscall).finish();
+}
+std::string sent(std::uint64_t id, std::uint64_t bytes) {
+  return frame_builder(msg::sent, protocol::sent_size).u(id).u(bytes).finish();
+}
+std::string send_error(std::uint64_t id, std::string_view code) {
+  return frame_builder(msg::send_error, protocol::send_error_size).u(id).s(code).finish();
 }
 }  // namespace encode
 

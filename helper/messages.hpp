@@ -26,6 +26,7 @@ struct spawn_options {
   std::string kill_signal = "SIGTERM";
   std::optional<std::uint64_t> max_buffer;  // absent: no cap; 0: no output allowed
   std::optional<std::uint64_t> credit;  // absent: unlimited, no credit round trips
+  bool ipc = false;  // a socketpair as the child's fd 3 (Node's NODE_CHANNEL_FD)
   std::optional<std::uint32_t> uid;
   std::optional<std::uint32_t> gid;
 };
@@ -43,9 +44,10 @@ struct credit_request { std::uint64_t id; std::uint32_t fd; std::uint64_t bytes;
 struct shutdown_request { std::uint64_t grace_ms; };
 struct remove_tree_request { std::uint64_t id; std::string path; };
 struct close_output_request { std::uint64_t id; std::uint32_t fd; };
+struct send_request { std::uint64_t id; std::string bytes; };
 
 using request = std::variant<spawn_request, write_request, end_request, kill_request, credit_request,
-                             shutdown_request, remove_tree_request, close_output_request>;
+                             shutdown_request, remove_tree_request, close_output_request, send_request>;
 
 struct decoded_request {
   decode_error error = decode_error::none;
@@ -70,6 +72,8 @@ std::string written(std::uint64_t id, std::uint64_t bytes);
 std::string stdin_error(std::uint64_t id, std::string_view code);
 std::string error(std::optional<std::uint64_t> id, bool fatal, std::string_view message);
 std::string removed(std::uint64_t id, std::optional<std::string_view> code, std::optional<std::string_view> syscall);
+std::string sent(std::uint64_t id, std::uint64_t bytes);
+std::string send_error(std::uint64_t id, std::string_view code);
 }  // namespace encode
 
 }  // namespace spawnhost

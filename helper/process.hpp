@@ -19,6 +19,7 @@ struct launched_process {
   int pid = -1;
   unique_fd exit_handle;     // becomes readable when the process exits (a pidfd on Linux)
   unique_fd stdio[3];        // our ends of piped stdio (stdin: write end), else invalid
+  unique_fd channel;         // our end of the IPC socketpair, when asked for
   std::uint64_t create_us = 0;  // time inside the OS call that created the process
 };
 

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -40,6 +41,7 @@ namespace spawnhost {
 namespace {
 
 constexpr std::size_t child_stack_size = 64 * 1024;
+constexpr int channel_fd = 3;
 
 struct child_args {
   char* const* argv;
@@ -48,6 +50,7 @@ struct child_args {
   std::size_t candidate_count;
   const char* cwd;
   int stdio[3];
+  int channel;  // -1, or the descriptor to become the child's fd 3
   bool detached;
   pid_t helper_pid;
   long uid, gid;  // -1: leave as is
@@ -105,6 +108,11 @@ SPAWNHOST_CHILD_CODE int child_main(void* raw) {
   // Belt and braces: whatever descriptor someone opened without O_CLOEXEC (a library,
   // a test harness) ends at exec; the helper also marks inherited ones at start.
   sys(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
+  if (a->channel >= 0) {
+    // Node's children find their IPC channel at NODE_CHANNEL_FD=3.
+    const long ok = a->channel == channel_fd ? sys(SYS_fcntl, channel_fd, F_SETFD, 0) : sys(SYS_dup3, a->channel, channel_fd, 0);
+    if (ok < 0) child_fail(a, "dup2");
+  }
   if (a->gid >= 0 || a->uid >= 0) sys(SYS_setgroups, 0, 0);  // errors show up in setgid/setuid
   if (a->gid >= 0 && sys(SYS_setgid, a->gid) < 0) child_fail(a, "setgid");
   if (a->uid >= 0 && sys(SYS_setuid, a->uid) < 0) child_fail(a, "setuid");
@@ -214,6 +222,14 @@ launched_process launch_process(const spawn_request& r, const int (&inherited)[3
       }
     }
 
+    unique_fd child_channel;
+    if (r.options.ipc) {
+      int sv[2];
+      if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) return fail("socketpair", errno);
+      out.channel.reset(sv[0]);
+      child_channel.reset(sv[1]);
+    }
+
     std::vector<std::string> argv_strings;
     argv_strings.reserve(r.args.size() + 1);
     argv_strings.push_back(r.options.argv0 ? *r.options.argv0 : r.file);
@@ -231,6 +247,7 @@ launched_process launch_process(const spawn_request& r, const int (&inherited)[3
     a.candidate_count = candidate_ptrs.size();
     a.cwd = r.options.cwd ? r.options.cwd->c_str() : nullptr;
     for (int fd = 0; fd < 3; ++fd) a.stdio[fd] = child_ends[fd].get();
+    a.channel = child_channel ? child_channel.get() : -1;
     a.detached = r.options.detached;
     a.helper_pid = getpid();
     a.uid = r.options.uid ? static_cast<long>(*r.options.uid) : -1;

@@ -20,6 +20,8 @@ enum class msg : std::uint8_t {
   stdin_error = 8,
   error = 9,
   removed = 10,
+  sent = 11,
+  send_error = 12,
   spawn = 16,
   write = 17,
   end = 18,
@@ -28,6 +30,7 @@ enum class msg : std::uint8_t {
   shutdown = 21,
   remove_tree = 22,
   close_output = 23,
+  send = 24,
 };
 
 // Number of array elements of each message, the code included.
@@ -41,6 +44,8 @@ inline constexpr std::size_t written_size = 3;
 inline constexpr std::size_t stdin_error_size = 3;
 inline constexpr std::size_t error_size = 4;
 inline constexpr std::size_t removed_size = 4;
+inline constexpr std::size_t sent_size = 3;
+inline constexpr std::size_t send_error_size = 3;
 inline constexpr std::size_t spawn_size = 5;
 inline constexpr std::size_t write_size = 3;
 inline constexpr std::size_t end_size = 2;
@@ -49,6 +54,7 @@ inline constexpr std::size_t credit_size = 4;
 inline constexpr std::size_t shutdown_size = 2;
 inline constexpr std::size_t remove_tree_size = 3;
 inline constexpr std::size_t close_output_size = 3;
+inline constexpr std::size_t send_size = 3;
 
 enum class stdio_kind : std::uint8_t {
   pipe = 0,
@@ -62,8 +68,9 @@ inline constexpr std::uint32_t max_buffer_stdout = 2;
 inline constexpr std::uint32_t max_buffer_stderr = 4;
 }  // namespace exit_flag
 
-// Output streams a credit or close_output message may name (their `fd` constraint).
-inline constexpr bool is_output_fd(std::uint64_t fd) { return fd == 1 || fd == 2; }
+// Streams a credit or close_output message may name (their `fd` constraint):
+// 1 stdout, 2 stderr, 3 the IPC channel.
+inline constexpr bool is_stream_fd(std::uint64_t fd) { return fd == 1 || fd == 2 || fd == 3; }
 
 namespace option {
 inline constexpr const char* cwd = "cwd";
@@ -75,6 +82,7 @@ inline constexpr const char* timeout_ms = "timeout_ms";
 inline constexpr const char* kill_signal = "kill_signal";
 inline constexpr const char* max_buffer = "max_buffer";
 inline constexpr const char* credit = "credit";
+inline constexpr const char* ipc = "ipc";
 inline constexpr const char* uid = "uid";
 inline constexpr const char* gid = "gid";
 }  // namespace option

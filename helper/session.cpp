@@ -102,6 +102,7 @@ void session::on_launched(const std::shared_ptr<pending_launch>& p, launched_pro
   c->start();
   for (auto& bytes : p->early_input) c->write(std::move(bytes));
   if (p->early_end) c->end_input();
+  for (auto& bytes : p->early_sends) c->send(std::move(bytes));
   if (p->kill_on_arrival) c->kill(p->kill_on_arrival);
   if (shutting_down_ && !c->detached()) c->kill(c->kill_signal());
 }
@@ -120,6 +121,13 @@ void session::handle(write_request&& r) {
     return it->second->early_input.push_back(std::move(r.bytes));
   }
   if (child* c = find_child(r.id, "write")) c->write(std::move(r.bytes));
+}
+
+void session::handle(send_request&& r) {
+  if (auto it = launching_.find(r.id); it != launching_.end()) {
+    return it->second->early_sends.push_back(std::move(r.bytes));
+  }
+  if (child* c = find_child(r.id, "send")) c->send(std::move(r.bytes));
 }
 
 void session::handle(end_request&& r) {
@@ -146,7 +154,7 @@ void session::handle(credit_request&& r) {
 }
 
 void session::handle(close_output_request&& r) {
-  if (child* c = find_child(r.id, "close_output")) c->close_output(r.fd);
+  if (child* c = find_child(r.id, "close_output")) c->close_stream(r.fd);
 }
 
 void session::handle(shutdown_request&& r) { begin_shutdown(std::chrono::milliseconds(r.grace_ms)); }

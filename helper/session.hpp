@@ -55,6 +55,7 @@ class session final : public channel::handler, public child_owner {
     std::atomic<bool> cancelled{false};  // read by the launch thread before it starts
     int kill_on_arrival = 0;             // a kill that came while it was being created
     std::vector<std::string> early_input;
+    std::vector<std::string> early_sends;
     bool early_end = false;
   };
 
@@ -66,6 +67,7 @@ class session final : public channel::handler, public child_owner {
   void handle(shutdown_request&& r);
   void handle(remove_tree_request&& r);
   void handle(close_output_request&& r);
+  void handle(send_request&& r);
   void on_launched(const std::shared_ptr<pending_launch>& p, launched_process&& result, std::uint64_t queued_us);
   void on_launch_skipped(const std::shared_ptr<pending_launch>& p, const char* code);
   child* find_child(std::uint64_t id, const char* what);

@@ -47,6 +47,12 @@ const valid = [
   ["shutdown", [21, 5000]],
   ["remove_tree", [22, 3, "/tmp/x y"]],
   ["close_output", [23, 3, 1]],
+  ["close_output of the IPC channel", [23, 3, 3]],
+  ["send", [24, 3, bin("7b7d0a")]],
+  ["sent", [11, 3, 3]],
+  ["send_error", [12, 3, "EPIPE"]],
+  ["data from the IPC channel", [4, 3, 3, bin("7b2261223a317d0a")]],
+  ["spawn with an IPC channel", [16, 4, "node", ["child.js"], { ipc: true, credit: 65536 }]],
 ].map(([name, decoded]) => ({ name, hex: frame(Buffer.from(encode(toWire(decoded)))), decoded, valid: true }));
 
 const raw = (hex) => frame(Buffer.from(hex, "hex"));
@@ -73,6 +79,7 @@ const invalid = [
   ["spawn with id 0", raw("9510" + "00" + "a474727565" + "90" + "80"), "bad_field"],
   ["hello sent to the helper", raw("9401" + "01" + "a3302e31" + "01"), "unknown_message"],
   ["close_output of stdin", raw("9317" + "03" + "00"), "bad_field"],
+  ["credit for fd 4", raw("941403" + "04" + "0a"), "bad_field"],
   ["exit sent to the helper", raw("9506" + "01" + "00" + "c0" + "00"), "unknown_message"],
 // Every invalid vector is bytes arriving at the helper; the JS suite decodes them as
 // the helper would, so both sides agree on the categories.

@@ -258,3 +258,50 @@ TEST(Helper, AnErrorAboutIdZeroCarriesNil) {
 
 }  // namespace
 }  // namespace spawnhost
+
+namespace spawnhost {
+namespace {
+
+// Stream fd 3 of a child started with an IPC channel, until its eof.
+std::string channel_bytes_until_eof(helper_client& h, json& sent_ack) {
+  std::string got;
+  for (json m = h.next(); !m.is_null(); m = h.next()) {
+    if (m[0] == 11) sent_ack = m;
+    if (m[0] == 4 && m[2] == 3) got += test::unhex(m[3]["$bin"]);
+    if (m[0] == 5 && m[2] == 3) break;
+  }
+  return got;
+}
+
+TEST(Helper, RelaysAnIpcChannelOnFd3BothWays) {
+  helper_client h;
+  h.next();
+  std::map<std::string, bool> options{{"ipc", true}};
+  h.send(16, 6, std::string("sh"), std::vector<std::string>{"-c", "read line <&3; echo \"got:$line\" >&3"}, options);
+  EXPECT_EQ(h.next()[0], 2);
+  h.send(24, 6, msgpack::type::raw_ref("hello\n", 6));
+  json sent_ack;
+  EXPECT_EQ(channel_bytes_until_eof(h, sent_ack), "got:hello\n");
+  EXPECT_EQ(sent_ack, json::parse("[11, 6, 6]"));
+  EXPECT_EQ(h.next_of(6), json::parse("[6, 6, 0, null, 0]"));
+}
+
+TEST(Helper, ClosingTheChannelWritesQueuedSendsFirstThenTheChildSeesEof) {
+  helper_client h;
+  h.next();
+  std::map<std::string, bool> options{{"ipc", true}};
+  // The child reports what it read from the channel until EOF, on stdout.
+  h.send(16, 7, std::string("sh"), std::vector<std::string>{"-c", "cat <&3"}, options);
+  EXPECT_EQ(h.next()[0], 2);
+  h.send(24, 7, msgpack::type::raw_ref("one\n", 4));
+  h.send(24, 7, msgpack::type::raw_ref("two\n", 4));
+  h.send(23, 7, 3);
+  std::string out;
+  for (json m = h.next(); !m.is_null() && m[0] != 6; m = h.next()) {
+    if (m[0] == 4 && m[2] == 1) out += test::unhex(m[3]["$bin"]);
+  }
+  EXPECT_EQ(out, "one\ntwo\n");
+}
+
+}  // namespace
+}  // namespace spawnhost

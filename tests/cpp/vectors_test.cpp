@@ -43,6 +43,8 @@ std::string encode_with_helper(const json& d) {
       return encode::error(d[1].is_null() ? std::nullopt : std::optional<std::uint64_t>(d[1].get<std::uint64_t>()), d[2],
                            d[3].get<std::string>());
     case protocol::msg::removed: return encode::removed(d[1], opt_str(d[2]), opt_str(d[3]));
+    case protocol::msg::sent: return encode::sent(d[1], d[2]);
+    case protocol::msg::send_error: return encode::send_error(d[1], d[2].get<std::string>());
     default: ADD_FAILURE() << "no encoder for code " << code; return {};
   }
 }
