@@ -31,6 +31,8 @@ export interface ProcessHostOptions {
   onUnhandledChildError?: (error: Error, pid: number | undefined) => void;
   /** Start a new helper on the next call after one went away. Default true. */
   restart?: boolean;
+  /** When the host ends (Node exits or dies, or shutdown()): how long non-detached children get after their killSignal before SIGKILL. Default 5000. */
+  killGraceMs?: number;
   /** The helper executable. Default: SPAWNHOST_HELPER_PATH, then the platform package, then the repository's build. */
   helperPath?: string;
   /**

@@ -12,6 +12,7 @@ export class HelperBackend {
 
   #hooks;
   #maxLaunchThreads;
+  #killGraceMs;
   #restart;
   #helperPath;
   /** @type {Channel|null} */
@@ -19,9 +20,10 @@ export class HelperBackend {
 
   /**
    * @param {{ onLaunch?: Function, onUnhandledChildError: Function, maxLaunchThreads?: number,
-   *   restart: boolean, helperPath?: string }} options
+   *   restart: boolean, helperPath?: string, killGraceMs: number }} options
    */
-  constructor({ onLaunch, onUnhandledChildError, maxLaunchThreads, restart, helperPath }) {
+  constructor({ onLaunch, onUnhandledChildError, maxLaunchThreads, restart, helperPath, killGraceMs }) {
+    this.#killGraceMs = killGraceMs;
     this.#hooks = { onLaunch, onUnhandledChildError };
     this.#maxLaunchThreads = maxLaunchThreads;
     this.#restart = restart;
@@ -72,7 +74,7 @@ export class HelperBackend {
       if (current.gone) throw current.gone;
       return current; // its end settles the call with the same error as the others
     }
-    this.#channel = new Channel({ helperPath: locateHelper(this.#helperPath), launchThreads: this.#maxLaunchThreads });
+    this.#channel = new Channel({ helperPath: locateHelper(this.#helperPath), launchThreads: this.#maxLaunchThreads, graceMs: this.#killGraceMs });
     return this.#channel;
   }
 }

@@ -39,17 +39,21 @@ export class Channel {
   #stderrTail = "";
   #closed;
   #corked = false;
+  #graceMs;
 
   /**
    * Starts the helper at once; `ready` settles after its hello.
-   * @param {{ helperPath: string, launchThreads?: number }} options
+   * @param {{ helperPath: string, launchThreads?: number, graceMs?: number }} options
    */
-  constructor({ helperPath, launchThreads }) {
+  constructor({ helperPath, launchThreads, graceMs = 5000 }) {
+    this.#graceMs = graceMs;
     this.#helperPath = helperPath;
     // The helper's own fds 0-2 carry the protocol, so Node's fds 0-2 reach it as 3-5,
     // for children whose stdio is "inherit".
     const args = ["--inherit-fds", "3,4,5"];
     if (launchThreads) args.push("--launch-threads", String(launchThreads));
+    // Also the helper's grace when Node exits or dies and its stdin reaches EOF.
+    args.push("--grace-ms", String(graceMs));
     const inherited = [0, 1, 2].map((fd) => (isOpen(fd) ? fd : "ignore"));
     this.#hello = deferred();
     this.#hello.promise.catch(() => {}); // observed by whoever awaits ready
@@ -99,6 +103,10 @@ export class Channel {
   /** Sends one message; throws the channel's error when the helper is gone. */
   send(name, fields) {
     if (this.#gone) throw this.#gone;
+    // After shutdown() the helper's stdin is closed and it is ending every child on
+    // its own; what the settling children still say (close_output, credit) is moot,
+    // and writing it would fail and cut the helper's grace period short.
+    if (this.#shutdownRequested && this.#process.stdin.writableEnded) return;
     const frame = encodeFrame(name, fields);
     try {
       // Frames sent in one tick (a burst of launches, a big stdin write) leave in one
@@ -137,7 +145,7 @@ export class Channel {
    * Asks the helper to end its children and exit; resolves once it has. Pending
    * requests reject with a HostShutdownError.
    */
-  async shutdown(graceMs = 2000) {
+  async shutdown(graceMs = this.#graceMs) {
     if (!this.#gone) {
       this.#shutdownRequested = true;
       // Calls still pending fail now with a clear reason, not with whatever the

@@ -25,6 +25,8 @@ export class ProcessHost {
    * @param {(launch: {kind: string, file: string, createMs: number, queuedMs: number}) => void} [options.onLaunch]
    * @param {(error: Error, pid: number|undefined) => void} [options.onUnhandledChildError]
    * @param {boolean} [options.restart] start a new helper after one went away (default true)
+   * @param {number} [options.killGraceMs] when the host ends (Node exits or dies, or shutdown()),
+   *   how long non-detached children get after their killSignal before SIGKILL (default 5000)
    * @param {string} [options.helperPath] the helper executable (default: located automatically)
    * @param {"inline"|"error"} [options.fallback] when no helper is found for this platform (and
    *   none was named by helperPath or SPAWNHOST_HELPER_PATH): "inline" (default) runs inline
@@ -32,7 +34,7 @@ export class ProcessHost {
    */
   constructor(options = {}) {
     if (options === null || typeof options !== "object") throw invalidOption("options", options, "an object");
-    const { mode = "helper", maxLaunchThreads, onLaunch, onUnhandledChildError = warnUnhandledChildError, restart = true, helperPath, fallback = "inline" } = options;
+    const { mode = "helper", maxLaunchThreads, onLaunch, onUnhandledChildError = warnUnhandledChildError, restart = true, helperPath, fallback = "inline", killGraceMs = 5000 } = options;
     if (mode !== "helper" && mode !== "inline") throw invalidOption("mode", mode, "\"helper\" or \"inline\"", "ERR_INVALID_ARG_VALUE");
     if (maxLaunchThreads !== undefined && !(Number.isInteger(maxLaunchThreads) && maxLaunchThreads >= 1 && maxLaunchThreads <= 1024)) {
       throw invalidOption("maxLaunchThreads", maxLaunchThreads, "an integer from 1 to 1024", "ERR_OUT_OF_RANGE");
@@ -41,6 +43,9 @@ export class ProcessHost {
       if (fn !== undefined && typeof fn !== "function") throw invalidOption(name, fn, "a function");
     }
     if (typeof restart !== "boolean") throw invalidOption("restart", restart, "a boolean");
+    if (!(Number.isInteger(killGraceMs) && killGraceMs >= 0 && killGraceMs <= 2 ** 31 - 1)) {
+      throw invalidOption("killGraceMs", killGraceMs, "a non-negative integer", "ERR_OUT_OF_RANGE");
+    }
     if (helperPath !== undefined && (typeof helperPath !== "string" || helperPath === "")) {
       throw invalidOption("helperPath", helperPath, "a non-empty path string");
     }
@@ -49,7 +54,7 @@ export class ProcessHost {
     const hooks = { onLaunch, onUnhandledChildError };
     this.#backend = this.#mode === "inline"
       ? new InlineBackend(hooks)
-      : new HelperBackend({ ...hooks, maxLaunchThreads, restart, helperPath });
+      : new HelperBackend({ ...hooks, maxLaunchThreads, restart, helperPath, killGraceMs });
   }
 
   /** "helper" or "inline". */

@@ -64,6 +64,23 @@ if (modes().includes("helper")) {
       assert.deepEqual(await waitUntilGone([helper], 3000), [], "helper still running");
     });
 
+    test("shutdown() gives a child that ignores SIGTERM killGraceMs, then SIGKILL", async () => {
+      const host = hostFor("helper", { killGraceMs: 800 });
+      const child = await host.spawn("sh", ["-c", "trap '' TERM; echo ready; while :; do sleep 0.1; done"], { stdio: ["ignore", "pipe", "ignore"] });
+      await once(child.stdout, "data");
+      child.stdout.resume();
+      child.on("error", () => {});
+      const started = Date.now();
+      await host.shutdown();
+      const took = Date.now() - started;
+      assert.ok(took >= 700 && took < 4000, `shutdown took ${took} ms`);
+      assert.deepEqual(await waitUntilGone([child.pid], 1000), []);
+    });
+
+    test("killGraceMs must be a non-negative integer", () => {
+      assert.throws(() => hostFor("helper", { killGraceMs: -1 }), { name: "TypeError", code: "ERR_OUT_OF_RANGE" });
+    });
+
     test("a helper that is SIGKILLed takes its children with it, but not detached ones", async () => {
       const host = hostFor("helper");
       const children = [];
