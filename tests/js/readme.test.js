@@ -1,0 +1,28 @@
+// Every JavaScript example in README.md runs, and prints what its comments promise.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const readme = readFileSync(`${root}/README.md`, "utf8");
+const examples = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
+
+test("the README has JavaScript examples", () => {
+  assert.ok(examples.length >= 3, `found ${examples.length}`);
+});
+
+examples.forEach((code, index) => {
+  test(`README example ${index + 1} runs and prints what its comments say`, () => {
+    // Run from the repository root, where "spawnhost" resolves to this workspace.
+    const result = spawnSync(process.execPath, ["--input-type=module", "-e", code], {
+      cwd: root, encoding: "utf8", timeout: 30_000,
+    });
+    assert.equal(result.status, 0, result.stderr);
+    // A trailing "// a b c" comment on a console.log line is the output it promises.
+    const promised = [...code.matchAll(/console\.log\(.*\); \/\/ (.*)$/gm)].map((m) => m[1]);
+    const lines = result.stdout.trim().split("\n");
+    for (const expected of promised) assert.ok(lines.includes(expected), `"${expected}" not in:\n${result.stdout}`);
+  });
+});
