@@ -44,7 +44,11 @@ export function report(results, ways, params) {
   const { children, startConcurrency } = { ...defaults, ...params };
   const note = ways
     .filter((w) => results[w].cappedAt !== null)
-    .map((w) => `\n\n${w} stopped starting children after ${results[w].cappedAt}: ${results[w].capReason}.`)
+    .map(
+      (w) =>
+        `\n\n${w} stopped starting new children after ${results[w].cappedAt} because ${results[w].capReason}; ` +
+        `with the starts already in flight, ${results[w].started} were started.`,
+    )
     .join("");
   const title = `${children} \`sleep 900\` children with piped stdio, ${startConcurrency} start calls in flight, then SIGKILL to all`;
   return { markdown: `${title}\n\n${comparisonTable(ROWS, results, ways)}${note}` };
