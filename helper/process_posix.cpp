@@ -44,6 +44,8 @@ constexpr std::size_t child_stack_size = 64 * 1024;
 constexpr int channel_fd = 3;
 
 struct child_args {
+  const int* reset_signals;  // dispositions the child must set back to default
+  std::size_t reset_signal_count;
   char* const* argv;
   char* const* envp;
   const char* const* candidates;  // paths to try with execve, PATH order
@@ -89,8 +91,8 @@ SPAWNHOST_CHILD_CODE int child_main(void* raw) {
   // run on this shared memory. Reset all to default (SIGPIPE is ignored in the helper,
   // and ignored signals survive exec), then unblock, as Node does for its children.
   kernel_sigaction dfl{};  // handler SIG_DFL (0), empty mask
-  for (long s = 1; s < 65; ++s) {
-    if (s != SIGKILL && s != SIGSTOP) sys(SYS_rt_sigaction, s, reinterpret_cast<long>(&dfl), 0, 8);
+  for (std::size_t i = 0; i < a->reset_signal_count; ++i) {
+    sys(SYS_rt_sigaction, a->reset_signals[i], reinterpret_cast<long>(&dfl), 0, 8);
   }
   if (a->detached) {
     if (sys(SYS_setsid) < 0) child_fail(a, "setsid");
@@ -128,6 +130,23 @@ SPAWNHOST_CHILD_CODE int child_main(void* raw) {
   }
   errno = saved;
   child_fail(a, "exec");
+}
+
+// The signals whose disposition is not the default: ignored ones would survive exec,
+// and handled ones must not run in the child between unblocking and exec. The helper
+// sets its dispositions once, before the first launch, so they are read once: this
+// saves the child some sixty system calls per launch.
+const std::vector<int>& signals_to_reset() {
+  static const std::vector<int> list = [] {
+    std::vector<int> out;
+    for (int s = 1; s < NSIG; ++s) {
+      struct sigaction current {};
+      if (s == SIGKILL || s == SIGSTOP || sigaction(s, nullptr, &current) < 0) continue;
+      if (current.sa_handler != SIG_DFL) out.push_back(s);
+    }
+    return out;
+  }();
+  return list;
 }
 
 std::uint64_t micros_since(std::chrono::steady_clock::time_point t0) {
@@ -241,6 +260,8 @@ launched_process launch_process(const spawn_request& r, const int (&inherited)[3
     std::vector<const char*> candidate_ptrs;
     for (const auto& c : candidates) candidate_ptrs.push_back(c.c_str());
     child_args a{};
+    a.reset_signals = signals_to_reset().data();
+    a.reset_signal_count = signals_to_reset().size();
     a.argv = argv.data();
     a.envp = r.options.env ? envp.data() : environ;
     a.candidates = candidate_ptrs.data();

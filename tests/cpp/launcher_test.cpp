@@ -15,6 +15,10 @@ namespace {
 
 const int no_inherit[3] = {-1, -1, -1};
 
+// As in the helper: SIGPIPE is ignored before the first launch (the launcher reads the
+// dispositions it must reset once), and the children must still see it at default.
+const bool sigpipe_ignored = (signal(SIGPIPE, SIG_IGN), true);
+
 struct run_result {
   launched_process process;
   std::string out, err;
@@ -136,7 +140,7 @@ TEST(Launcher, ChildInheritsOnlyItsStdio) {
 }
 
 TEST(Launcher, ChildStartsWithDefaultSignalDispositionsAndAnEmptyMask) {
-  signal(SIGPIPE, SIG_IGN);  // as in the helper
+  ASSERT_TRUE(sigpipe_ignored);
   auto r = run(request("grep", {"-E", "^Sig(Ign|Blk)", "/proc/self/status"}));
   EXPECT_EQ(r.out, "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n");
 }
