@@ -102,10 +102,9 @@ async function processHostWay(mode) {
       return typeof fromHost === "number" ? fromHost : findHelperPid();
     },
     async close() {
-      // A ref'd timer keeps Node alive while shutdown() waits for the helper:
-      // the host unrefs the helper when idle, and shutdown() (at the time of
-      // writing) does not ref it again, so without this Node would exit with 13
-      // (unsettled top-level await) before shutdown settles.
+      // A ref'd timer keeps Node alive while shutdown() waits for the helper, and
+      // the race below fails the run if shutdown never settles. (An early
+      // shutdown() let an idle, unref'd helper end Node with exit code 13.)
       const keepAlive = setInterval(() => {}, 1000);
       let timer;
       try {
