@@ -93,9 +93,29 @@ export interface SpawnOptions extends CommonOptions {
   argv0?: string;
   /** Run the child in its own session; it is not ended with the host. */
   detached?: boolean;
-  /** Stdio of fds 0, 1, 2. Default "pipe". */
-  stdio?: "pipe" | "ignore" | "inherit" | [StdioEntry?, StdioEntry?, StdioEntry?];
+  /** Stdio of fds 0, 1, 2, and "ipc" fourth for an IPC channel on fd 3. Default "pipe". */
+  stdio?: "pipe" | "ignore" | "inherit" | [StdioEntry?, StdioEntry?, StdioEntry?] | [StdioEntry, StdioEntry, StdioEntry, "ipc"];
+  /** How IPC messages are encoded: "json" (default) or "advanced" (the structured clone algorithm). */
+  serialization?: Serialization;
 }
+
+/** How IPC messages are encoded, as child_process names it. */
+export type Serialization = "json" | "advanced";
+
+/** Options of fork. */
+export interface ForkOptions extends Omit<SpawnOptions, "shell" | "stdio"> {
+  /** The Node.js executable. Default: process.execPath. */
+  execPath?: string;
+  /** Node.js options placed before the module path. Default: process.execArgv. */
+  execArgv?: string[];
+  /** Pipe stdin, stdout and stderr (true) instead of inheriting them. Ignored with stdio. */
+  silent?: boolean;
+  /** A string gains "ipc" as a fourth entry; an array must hold "ipc" at index 3. */
+  stdio?: "pipe" | "ignore" | "inherit" | [StdioEntry, StdioEntry, StdioEntry, "ipc"];
+}
+
+/** A value send() accepts: JSON's, or with "advanced" serialization any structured-cloneable value. */
+export type IpcMessage = string | number | boolean | object | null;
 
 /** What execFile and exec resolve with. */
 export interface ExecResult<T extends string | Buffer = string> {
@@ -125,8 +145,20 @@ export class HostChild extends EventEmitter {
   readonly spawnfile: string;
   /** The full argv, argv[0] first. */
   readonly spawnargs: string[];
+  /** Whether send() can reach the child: it has an IPC channel, not yet disconnected. */
+  readonly connected: boolean;
   /** Sends a signal (default SIGTERM); true when it was sent. */
   kill(signal?: SignalLike): boolean;
+  /**
+   * Sends a message over the IPC channel; false asks the caller to wait (for the callback)
+   * before sending more. The callback runs once it was written to the channel. Throws
+   * for a message the serialization cannot represent. Handles cannot be sent.
+   */
+  send(message: IpcMessage, callback?: (error: Error | null) => void): boolean;
+  send(message: IpcMessage, handle: undefined | null, callback?: (error: Error | null) => void): boolean;
+  send(message: IpcMessage, handle: undefined | null, options: object | undefined, callback?: (error: Error | null) => void): boolean;
+  /** Closes the IPC channel after what was sent; emits "disconnect". */
+  disconnect(): void;
   /** Lets this child keep Node alive until it closes (the default). */
   ref(): void;
   /** Stops this child from keeping Node alive. */
@@ -136,11 +168,15 @@ export class HostChild extends EventEmitter {
   on(event: "error", listener: (error: Error) => void): this;
   on(event: "exit", listener: (code: number | null, signal: NodeJS.Signals | null) => void): this;
   on(event: "close", listener: (code: number | null, signal: NodeJS.Signals | null) => void): this;
+  on(event: "message", listener: (message: any, handle: undefined) => void): this;
+  on(event: "disconnect", listener: () => void): this;
   on(event: string | symbol, listener: (...args: any[]) => void): this;
   once(event: "spawn", listener: () => void): this;
   once(event: "error", listener: (error: Error) => void): this;
   once(event: "exit", listener: (code: number | null, signal: NodeJS.Signals | null) => void): this;
   once(event: "close", listener: (code: number | null, signal: NodeJS.Signals | null) => void): this;
+  once(event: "message", listener: (message: any, handle: undefined) => void): this;
+  once(event: "disconnect", listener: () => void): this;
   once(event: string | symbol, listener: (...args: any[]) => void): this;
 }
 
@@ -160,6 +196,9 @@ export class ProcessHost {
   /** Starts a long-lived child; resolves once the process exists (or failed to). */
   spawn(file: string, args?: readonly string[] | null, options?: SpawnOptions): Promise<HostChild>;
   spawn(file: string, options: SpawnOptions): Promise<HostChild>;
+  /** Starts a Node.js module with an IPC channel, like child_process.fork. */
+  fork(modulePath: string | URL, args?: readonly string[] | null, options?: ForkOptions): Promise<HostChild>;
+  fork(modulePath: string | URL, options: ForkOptions): Promise<HostChild>;
   /** Deletes a file or directory tree; missing is fine, links are not followed. */
   removeTree(path: string): Promise<void>;
   /** Stops the helper; pending calls reject with HostShutdownError. */

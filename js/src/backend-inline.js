@@ -30,7 +30,8 @@ export class InlineBackend {
       argv0: request.spawnargs[0],
       cwd: request.cwd,
       env: request.env,
-      stdio: request.stdio,
+      stdio: request.ipc ? [...request.stdio, "ipc"] : request.stdio,
+      serialization: request.serialization,
       detached: request.detached,
       uid: request.uid,
       gid: request.gid,
@@ -50,10 +51,36 @@ export class InlineBackend {
         kill: (signal) => cp.kill(signal),
         ref: () => cp.ref(),
         unref: () => cp.unref(),
+        send: (message, callback) => cp.send(message, callback),
+        disconnect: () => {
+          closes.parentDisconnected = true;
+          cp.disconnect();
+        },
       },
     });
+    // child_process never emits `close` after the parent's disconnect() (its channel
+    // then never reports the end it counts on: nodejs/node#19433). Both modes emit it
+    // once the child exited and its outputs closed; this counts those here.
+    const closes = { parentDisconnected: false, remaining: 1 };
+    const closeOnce = () => {
+      if (--closes.remaining === 0 && closes.parentDisconnected) {
+        child._deliver("close", child.exitCode, child.signalCode);
+      }
+    };
     child.pid = cp.pid;
     child._attachStdio(cp.stdin, cp.stdout, cp.stderr);
+    for (const stream of [cp.stdout, cp.stderr]) {
+      if (stream && cp.pid !== undefined) {
+        closes.remaining++;
+        stream.on("close", closeOnce);
+      }
+    }
+    if (request.ipc && cp.pid !== undefined) {
+      child._openChannel();
+      cp.on("message", (message) => child._receiveMessage(message));
+      cp.on("internalMessage", (message) => child._deliver("internalMessage", message, undefined));
+      cp.on("disconnect", () => child._channelClosed());
+    }
     cp.on("spawn", () => child._deliver("spawn"));
     cp.on("error", (error) => {
       child.exitCode = cp.exitCode;
@@ -65,6 +92,7 @@ export class InlineBackend {
       child.exitCode = code;
       child.signalCode = signal;
       child._deliver("exit", code, signal);
+      closeOnce();
     });
     cp.on("close", (code, signal) => child._deliver("close", code, signal));
     watchAbortSignal(child, request.signal, request.killSignal);

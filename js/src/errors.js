@@ -181,3 +181,33 @@ export function fsError(code, syscall, path) {
   error.path = path;
   return error;
 }
+
+/** A Node-style error with a code, for the IPC errors child_process raises. */
+function codedError(ErrorClass, code, message) {
+  const error = new ErrorClass(message);
+  error.code = code;
+  return error;
+}
+
+/** Node's ERR_IPC_CHANNEL_CLOSED: send() on a channel that is closed or was never open. */
+export const ipcChannelClosed = () => codedError(Error, "ERR_IPC_CHANNEL_CLOSED", "Channel closed");
+
+/** Node's ERR_IPC_DISCONNECTED: disconnect() on a channel already disconnected. */
+export const ipcDisconnected = () => codedError(Error, "ERR_IPC_DISCONNECTED", "IPC channel is already disconnected");
+
+/** Node's ERR_IPC_ONE_PIPE: more than one "ipc" in stdio. */
+export const ipcOnePipe = () => codedError(Error, "ERR_IPC_ONE_PIPE", "Child process can have only one IPC pipe");
+
+/** Node's ERR_CHILD_PROCESS_IPC_REQUIRED: fork() with a stdio array that has no "ipc". */
+export const ipcRequired = () => codedError(Error, "ERR_CHILD_PROCESS_IPC_REQUIRED", "Forked processes must have an IPC channel, missing value 'ipc' in options.stdio");
+
+/** send(message, handle): passing sockets and servers to a child is not supported. */
+export const handlesNotSupported = () => codedError(TypeError, "ERR_INVALID_HANDLE_TYPE",
+  "spawnhost cannot send handles (sockets, servers) over the IPC channel; send(message, callback) only");
+
+/** Node's checks of send()'s message: ERR_MISSING_ARGS and ERR_INVALID_ARG_TYPE. */
+export function invalidMessage(message) {
+  if (message === undefined) return codedError(TypeError, "ERR_MISSING_ARGS", "The \"message\" argument must be specified");
+  return codedError(TypeError, "ERR_INVALID_ARG_TYPE",
+    `The "message" argument must be one of type string, object, number, or boolean. Received ${describe(message)}`);
+}

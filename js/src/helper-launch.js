@@ -3,6 +3,7 @@
 // `close` semantics (after exit and after every piped output has closed).
 import { HostChild, watchAbortSignal } from "./host-child.js";
 import { HelperInput, HelperOutput, OUTPUT_CREDIT } from "./helper-streams.js";
+import { HelperIpc } from "./helper-ipc.js";
 import { EXIT_FLAG, STDIO_KIND } from "./protocol-generated.js";
 import { AbortError, ProtocolError, spawnFailure } from "./errors.js";
 
@@ -28,6 +29,8 @@ export class HelperLaunch {
   // the id may be reused only after all of them.
   #helperOwes = 1;
   #launchedSettle;
+  /** @type {HelperIpc|null} */
+  #ipc = null;
 
   /**
    * @param {import("./channel.js").Channel} channel
@@ -44,9 +47,16 @@ export class HelperLaunch {
       spawnfile: request.spawnfile,
       spawnargs: request.spawnargs,
       onUnhandledError: onUnhandledChildError,
-      controller: { kill: (signal) => this.#kill(signal), ref: () => this.#ref(), unref: () => this.#unref() },
+      controller: {
+        kill: (signal) => this.#kill(signal),
+        ref: () => this.#ref(),
+        unref: () => this.#unref(),
+        send: (message, callback) => this.#ipc.send(message, callback),
+        disconnect: () => this.#ipc.disconnect(),
+      },
     });
     this.#createStdio();
+    if (request.ipc) this.#createIpc();
     this.#ref();
     if (request.signal?.aborted) {
       // Aborted before the call: it never starts. Decided here, synchronously, so the
@@ -82,13 +92,28 @@ export class HelperLaunch {
     this.child._attachStdio(stdin, output(stdoutKind, 1), output(stderrKind, 2));
   }
 
+  // The channel is one more stream the helper reports the end of, and `close` waits for.
+  #createIpc() {
+    this.#ipc = new HelperIpc({
+      child: this.child,
+      serialization: this.#request.serialization,
+      sendFrame: (name, field) => {
+        try { this.#sendForChild(name, field); } catch { /* helper gone: onGone settles */ }
+      },
+      grant: (bytes) => this.#grant(3, bytes),
+    });
+    this.#closesNeeded++;
+    this.#helperOwes++;
+  }
+
   #spawnOptions() {
     const r = this.#request;
     const options = {
       // The helper's own cwd is where Node was when the helper started; a call
       // without cwd means Node's cwd now.
       cwd: r.cwd ?? process.cwd(),
-      env: r.envPairs,
+      // As child_process does, the child learns of its channel from the environment.
+      env: r.ipc ? [...r.envPairs, "NODE_CHANNEL_FD=3", `NODE_CHANNEL_SERIALIZATION_MODE=${r.serialization}`] : r.envPairs,
       stdio: r.stdio.map((kind) => STDIO_KIND[kind]),
     };
     if (r.spawnargs[0] !== r.spawnfile) options.argv0 = r.spawnargs[0];
@@ -97,6 +122,7 @@ export class HelperLaunch {
     if (r.killSignal !== "SIGTERM") options.kill_signal = r.killSignal;
     if (r.kind === "exec" && Number.isFinite(r.maxBuffer)) options.max_buffer = Math.floor(r.maxBuffer);
     if (r.kind === "spawn") options.credit = OUTPUT_CREDIT;
+    if (r.ipc) options.ipc = true;
     if (r.uid !== undefined) options.uid = r.uid;
     if (r.gid !== undefined) options.gid = r.gid;
     return options;
@@ -134,15 +160,22 @@ export class HelperLaunch {
     switch (name) {
       case "spawned": return this.#onSpawned(values);
       case "spawn_error": return this.#onSpawnError(values[1], values[2]);
-      case "data": return this.#output(values[1])?._receive(values[2]);
+      case "data": return values[1] === 3 ? this.#ipc?.receive(values[2]) : this.#output(values[1])?._receive(values[2]);
       case "eof":
-        this.#output(values[1])?._eof();
+        if (values[1] === 3) {
+          this.#ipc?.eof();
+          this.#maybeClose();
+        } else {
+          this.#output(values[1])?._eof();
+        }
         return this.#helperPaid();
       case "exit":
         this.#onExit(values[1], values[2], values[3]);
         return this.#helperPaid();
       case "written": return this.child.stdin?._acknowledge(values[1]);
       case "stdin_error": return this.child.stdin?._fail(values[1]);
+      case "sent": return this.#ipc?.acknowledge(values[1]);
+      case "send_error": return this.#ipc?.fail(values[1]);
       case "error": return this.#onRequestRejected(values[2]);
     }
   }
@@ -150,6 +183,7 @@ export class HelperLaunch {
   #onSpawned([, pid, createUs, queuedUs]) {
     this.#state = "running";
     this.child.pid = pid;
+    if (this.#ipc) this.child._openChannel();
     this.child._deliver("spawn");
     this.#launchedSettle.resolve();
     this.#onLaunch?.({ kind: this.#request.kind, file: this.#request.spawnfile, createMs: createUs / 1000, queuedMs: queuedUs / 1000 });
@@ -232,6 +266,7 @@ export class HelperLaunch {
       return;
     }
     this.child._deliver("error", error);
+    this.#ipc?.gone(error);
     this.child.stdin?.destroy();
     this.child.stdout?.destroy();
     this.child.stderr?.destroy();

@@ -2,7 +2,9 @@
 // through the underscore methods; users see child_process's fields, events and order.
 import { EventEmitter } from "node:events";
 import { signalName } from "./options.js";
-import { AbortError } from "./errors.js";
+import { AbortError, handlesNotSupported, invalidMessage, ipcChannelClosed, ipcDisconnected } from "./errors.js";
+
+const MESSAGE_TYPES = new Set(["string", "object", "number", "boolean"]);
 
 /**
  * What a backend supplies to control one child.
@@ -10,6 +12,10 @@ import { AbortError } from "./errors.js";
  * @property {(signal: string|0) => boolean} kill send a signal; true if it was sent
  * @property {() => void} ref
  * @property {() => void} unref
+ * @property {(message: unknown, callback?: (error: Error|null) => void) => boolean} [send]
+ *   IPC: serialize (throwing when it cannot) and send one message; false asks the caller
+ *   to slow down
+ * @property {() => void} [disconnect] IPC: close the channel after what was sent
  */
 
 /** A child process started by a ProcessHost, shaped like node:child_process's ChildProcess. */
@@ -24,6 +30,8 @@ export class HostChild extends EventEmitter {
   killed = false;
   /** @type {string} */ spawnfile;
   /** @type {string[]} */ spawnargs;
+  /** Whether send() can reach the child (an IPC channel is open and not disconnected). */
+  connected = false;
 
   #controller;
   #onUnhandledError;
@@ -31,6 +39,11 @@ export class HostChild extends EventEmitter {
   // child; its `error` or `spawn` may already be known) wait here until release.
   #held = [];
   #released = false;
+  // IPC, as child_process keeps it: messages nobody listens for yet wait until a
+  // 'message' listener is added, for as long as the channel is open.
+  #channelOpen = false;
+  #pendingMessages = [];
+  #disconnectDelivered = false;
 
   /**
    * @param {{ spawnfile: string, spawnargs: string[], controller: ChildController,
@@ -58,6 +71,47 @@ export class HostChild extends EventEmitter {
     return sent;
   }
 
+  /**
+   * Sends a message over the IPC channel, like ChildProcess#send. Returns false when
+   * the caller should wait (for this send's callback) before sending more.
+   * @param {unknown} message
+   * @param {undefined|null|((error: Error|null) => void)} [handle] handles are not
+   *   supported: pass the callback here or leave it out
+   * @param {object|((error: Error|null) => void)} [options]
+   * @param {(error: Error|null) => void} [callback] once the message was written to the
+   *   channel (helper mode: by the helper), or with the error that stopped it
+   */
+  send(message, handle, options, callback) {
+    if (typeof handle === "function") {
+      callback = handle;
+      handle = undefined;
+    } else if (typeof options === "function") {
+      callback = options;
+    }
+    if (handle != null) throw handlesNotSupported();
+    if (typeof callback !== "function") callback = undefined;
+    if (!this.connected) {
+      const error = ipcChannelClosed();
+      if (callback) process.nextTick(callback, error);
+      else process.nextTick(() => this.emit("error", error));
+      return false;
+    }
+    if (message === undefined || !MESSAGE_TYPES.has(typeof message)) throw invalidMessage(message);
+    return this.#controller.send(message, callback);
+  }
+
+  /** Closes the IPC channel once what was sent is written; `disconnect` follows. */
+  disconnect() {
+    if (!this.connected) {
+      this.emit("error", ipcDisconnected());
+      return;
+    }
+    this.#closeChannel();
+    this.#controller.disconnect();
+    // Like child_process: the event comes a tick later, never inside disconnect().
+    process.nextTick(() => this._channelClosed());
+  }
+
   /** Lets this child keep the Node process alive until it closes (the default). */
   ref() {
     this.#controller.ref();
@@ -77,7 +131,44 @@ export class HostChild extends EventEmitter {
       this.#onUnhandledError(args[0], this.pid);
       return false;
     }
+    if (event === "message" && this.listenerCount("message") === 0) {
+      if (this.#channelOpen) this.#pendingMessages.push(args);
+      return false;
+    }
     return super.emit(event, ...args);
+  }
+
+  /** Backend: the child has an IPC channel; send() works from now on. */
+  _openChannel() {
+    this.connected = true;
+    this.#channelOpen = true;
+    this.on("newListener", (event) => {
+      if (event === "message") process.nextTick(() => this.#flushPendingMessages());
+    });
+  }
+
+  /** Backend: one message from the child, already parsed (NODE_ ones filtered out). */
+  _receiveMessage(message) {
+    if (this.#channelOpen) this._deliver("message", message, undefined);
+  }
+
+  /** Backend: the channel is gone (the child disconnected or exited, or we did). */
+  _channelClosed() {
+    this.#closeChannel();
+    if (this.#disconnectDelivered) return;
+    this.#disconnectDelivered = true;
+    this._deliver("disconnect");
+  }
+
+  #closeChannel() {
+    this.connected = false;
+    this.#channelOpen = false;
+    this.#pendingMessages = [];
+  }
+
+  #flushPendingMessages() {
+    if (!this.#channelOpen || this.listenerCount("message") === 0) return;
+    for (const args of this.#pendingMessages.splice(0)) super.emit("message", ...args);
   }
 
   /** Backend: the pipes for fds 0, 1, 2 (null for "ignore"/"inherit"). */

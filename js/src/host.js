@@ -1,7 +1,7 @@
 // ProcessHost: the public entry point. It validates every call through options.js and
 // hands the normalized request to one backend, so both modes share every rule.
 import { rm } from "node:fs/promises";
-import { normalizeExecRequest, normalizeSpawnRequest, splitArguments } from "./options.js";
+import { normalizeExecRequest, normalizeForkRequest, normalizeSpawnRequest, splitArguments } from "./options.js";
 import { runToCompletion } from "./exec-run.js";
 import { InlineBackend } from "./backend-inline.js";
 import { HelperBackend } from "./backend-helper.js";
@@ -93,7 +93,24 @@ export class ProcessHost {
   async spawn(file, args, options) {
     this.#checkOpen();
     const split = splitArguments(args, options);
-    const request = normalizeSpawnRequest(file, split.args, split.options);
+    return this.#launch(normalizeSpawnRequest(file, split.args, split.options));
+  }
+
+  /**
+   * Starts a Node.js module with an IPC channel, like child_process.fork: the child's
+   * process.send / process.on("message") talk to the returned child's send / "message".
+   * @param {string|URL} modulePath
+   * @param {string[]} [args]
+   * @param {object} [options] spawn's options, plus execPath, execArgv, silent, serialization
+   * @returns {Promise<import("./host-child.js").HostChild>}
+   */
+  async fork(modulePath, args, options) {
+    this.#checkOpen();
+    const split = splitArguments(args, options);
+    return this.#launch(normalizeForkRequest(modulePath, split.args, split.options));
+  }
+
+  async #launch(request) {
     this.#checkSupported(request);
     const { child, launched } = this.#backend.launch(request);
     await launched;

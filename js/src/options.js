@@ -4,11 +4,13 @@
 // normalizeExecArgs) so that spawnfile/spawnargs/cmd/env come out exactly as Node's.
 import { constants as osConstants } from "node:os";
 import { fileURLToPath } from "node:url";
-import { invalidOption, nulByteInOption } from "./errors.js";
+import { invalidOption, ipcOnePipe, ipcRequired, nulByteInOption } from "./errors.js";
 
 const SIGNAL_NAME_BY_NUMBER = new Map(Object.entries(osConstants.signals).map(([name, n]) => [n, name]));
 const DEFAULT_MAX_BUFFER = 1024 * 1024;
 const STDIO_NAMES = new Set(["pipe", "ignore", "inherit"]);
+// The helper hands the channel to the child as fd 3, where fork() puts it.
+const IPC_FD = 3;
 
 /**
  * Resolves a signal given by name or number to its name, the way child_process
@@ -76,12 +78,50 @@ export function normalizeExecRequest(file, args, options, { viaExec = false } = 
   return request;
 }
 
-/** Normalizes a spawn call. */
+/**
+ * Normalizes a spawn call. `request.stdio` is always fds 0-2; `request.ipc` says
+ * whether fd 3 is an IPC channel, with `request.serialization`.
+ */
 export function normalizeSpawnRequest(file, args, options) {
   checkObject("options", options);
   const request = normalizeCommon("spawn", file, args, options);
-  request.stdio = normalizeStdio(options.stdio);
+  const { stdio, ipc } = normalizeStdio(options.stdio);
+  request.stdio = stdio;
+  request.ipc = ipc;
+  request.serialization = optional(options.serialization, "json", (v) => {
+    if (v !== "json" && v !== "advanced") throw invalidOption("serialization", v, "\"json\" or \"advanced\"", "ERR_INVALID_ARG_VALUE");
+    return v;
+  });
   return request;
+}
+
+/**
+ * Normalizes a fork call the way child_process.fork does: the program is execPath,
+ * its arguments execArgv + modulePath + args, and stdio gains an "ipc" entry.
+ * @param {string|URL} modulePath
+ */
+export function normalizeForkRequest(modulePath, args, options) {
+  if (modulePath instanceof URL) modulePath = fileURLToPath(modulePath);
+  else if (Buffer.isBuffer(modulePath)) modulePath = modulePath.toString();
+  checkString("modulePath", modulePath);
+  checkObject("options", options);
+  if (!Array.isArray(args)) throw invalidOption("args", args, "an array of strings", "ERR_INVALID_ARG_VALUE");
+  const execPath = options.execPath || process.execPath;
+  checkString("execPath", execPath);
+  let execArgv = options.execArgv ?? process.execArgv;
+  if (!Array.isArray(execArgv)) throw invalidOption("execArgv", execArgv, "an array of strings");
+  execArgv.forEach((arg, i) => checkString(`execArgv[${i}]`, arg));
+  // Started with -e/--eval, the parent's execArgv holds its script: fork must not run it
+  // again in the child (child_process removes it the same way).
+  if (execArgv === process.execArgv && process._eval != null) {
+    const index = execArgv.lastIndexOf(process._eval);
+    if (index > 0) execArgv = execArgv.toSpliced(index - 1, 2);
+  }
+  let stdio = options.stdio;
+  if (typeof stdio === "string") stdio = [...normalizeStdio(stdio).stdio, "ipc"];
+  else if (!Array.isArray(stdio)) stdio = options.silent ? ["pipe", "pipe", "pipe", "ipc"] : ["inherit", "inherit", "inherit", "ipc"];
+  else if (!stdio.includes("ipc")) throw ipcRequired();
+  return normalizeSpawnRequest(execPath, [...execArgv, modulePath, ...args], { ...options, shell: false, stdio });
 }
 
 function normalizeCommon(kind, file, args, options) {
@@ -174,15 +214,26 @@ function normalizeCwd(cwd) {
 }
 
 function normalizeStdio(stdio) {
-  if (stdio == null) return ["pipe", "pipe", "pipe"];
+  if (stdio == null) return { stdio: ["pipe", "pipe", "pipe"], ipc: false };
   if (typeof stdio === "string") {
     if (!STDIO_NAMES.has(stdio)) throw invalidOption("stdio", stdio, "\"pipe\", \"ignore\", \"inherit\" or an array of those", "ERR_INVALID_ARG_VALUE");
-    return [stdio, stdio, stdio];
+    return { stdio: [stdio, stdio, stdio], ipc: false };
   }
   if (!Array.isArray(stdio)) throw invalidOption("stdio", stdio, "a string or an array");
-  if (stdio.length > 3) {
-    throw invalidOption("stdio", stdio, "at most three entries (extra descriptors and \"ipc\" are not supported yet)", "ERR_INVALID_ARG_VALUE");
+  const ipcAt = stdio.indexOf("ipc");
+  if (ipcAt !== -1 && stdio.lastIndexOf("ipc") !== ipcAt) throw ipcOnePipe();
+  // Both modes accept only what the helper can do, so code tried inline works in
+  // helper mode too.
+  if (ipcAt !== -1 && ipcAt !== IPC_FD) {
+    throw invalidOption(`stdio[${ipcAt}]`, "ipc", `at index 3 ([stdin, stdout, stderr, "ipc"]): the helper gives the child its IPC channel as fd 3, where fork() puts it`, "ERR_INVALID_ARG_VALUE");
   }
+  if (stdio.length > (ipcAt === IPC_FD ? 4 : 3)) {
+    throw invalidOption("stdio", stdio, "at most three entries, and \"ipc\" as a fourth (other descriptors are not supported)", "ERR_INVALID_ARG_VALUE");
+  }
+  return { stdio: normalizeStdioEntries(stdio), ipc: ipcAt === IPC_FD };
+}
+
+function normalizeStdioEntries(stdio) {
   return [0, 1, 2].map((fd) => {
     const entry = stdio[fd];
     if (entry == null) return "pipe";

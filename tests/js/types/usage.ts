@@ -2,7 +2,7 @@
 import {
   ProcessHost, HostChild, HostExecError, HostSpawnError, HelperExitedError, HelperVersionError,
   HelperNotFoundError, HostShutdownError, ProtocolError, AbortError, SpawnhostError,
-  type LaunchInfo, type ExecResult,
+  type LaunchInfo, type ExecResult, type ForkOptions, type IpcMessage, type Serialization,
 } from "spawnhost";
 
 async function usesEverything(): Promise<void> {
@@ -36,6 +36,19 @@ async function usesEverything(): Promise<void> {
   child.ref();
   const fields = [child.pid, child.exitCode, child.signalCode, child.killed, child.spawnfile, child.spawnargs, child.stdio, child.stderr];
 
+  const serialization: Serialization = "advanced";
+  const forkOptions: ForkOptions = { execPath: "/usr/bin/node", execArgv: ["--no-warnings"], silent: true, serialization, timeout: 10, cwd: "/" };
+  const forked: HostChild = await host.fork("worker.js", ["a"], forkOptions);
+  const forkedUrl: HostChild = await host.fork(new URL("file:///tmp/worker.mjs"), { stdio: ["pipe", "pipe", "inherit", "ipc"] });
+  const withIpc: HostChild = await host.spawn("node", ["w.js"], { stdio: ["ignore", "pipe", "pipe", "ipc"], serialization: "json" });
+  const message: IpcMessage = { n: 1 };
+  const more: boolean = forked.send(message) && forked.send("x", (error: Error | null) => error) && forked.send(1, undefined, {}, () => {});
+  forked.on("message", (received: unknown) => received);
+  forked.once("disconnect", () => {});
+  const connected: boolean = forked.connected;
+  forked.disconnect();
+  void [forkedUrl, withIpc, more, connected];
+
   await host.removeTree("/tmp/x");
   await host.shutdown();
 
@@ -66,5 +79,8 @@ async function usesEverything(): Promise<void> {
 new ProcessHost({ mode: "worker" });
 // @ts-expect-error stdio streams are not accepted
 void new ProcessHost().spawn("x", [], { stdio: [process.stdin] });
+
+// @ts-expect-error fork's stdio array must carry "ipc" fourth
+void new ProcessHost().fork("w.js", { stdio: ["pipe", "pipe", "pipe"] });
 
 void usesEverything;

@@ -1,0 +1,116 @@
+// The IPC channel under volume: many small messages in order, one very large message,
+// and a child that does not read while the parent sends (memory must stay bounded).
+import { describe, test, after } from "node:test";
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { modes, hostFor, once } from "./support/modes.js";
+
+const CHILD = fileURLToPath(new URL("../fixtures/ipc-child.mjs", import.meta.url));
+
+/** Resident memory of a process in bytes, from /proc. */
+function rssOf(pid) {
+  return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))[1]) * 1024;
+}
+
+/** The forked child's parent: this process inline, the helper in helper mode. */
+function parentPidOf(pid) {
+  return Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ")[1]);
+}
+
+/** Sends each message after the previous answer and checks every answer in turn. */
+async function pingPong(child, count, makeMessage) {
+  const started = performance.now();
+  for (let i = 0; i < count; i++) {
+    const message = makeMessage(i);
+    child.send(message);
+    const [answer] = await once(child, "message");
+    assert.deepStrictEqual(answer, message, `message ${i} came back changed or out of order`);
+  }
+  return count / ((performance.now() - started) / 1000);
+}
+
+for (const mode of modes()) {
+  describe(`fork under volume (${mode})`, () => {
+    const host = hostFor(mode);
+    after(() => host.shutdown());
+
+    test("10,000 JSON messages go back and forth in order, unchanged", async (t) => {
+      const child = await host.fork(CHILD, ["echo"]);
+      const perSecond = await pingPong(child, 10_000, (i) => ({ seq: i, text: `message ${i} ü日🚀`, list: [i, -i - 1, i / 3] }));
+      t.diagnostic(`${Math.round(perSecond)} round trips/s`);
+      child.disconnect();
+      await once(child, "close");
+    });
+
+    test("10,000 advanced messages go back and forth in order, unchanged", async (t) => {
+      const child = await host.fork(CHILD, ["echo"], { serialization: "advanced" });
+      const perSecond = await pingPong(child, 10_000, (i) => ({ seq: BigInt(i), at: new Date(i), tags: new Set([i, `t${i}`]), bytes: new Uint8Array([i & 255]) }));
+      t.diagnostic(`${Math.round(perSecond)} round trips/s`);
+      child.disconnect();
+      await once(child, "close");
+    });
+
+    // Our framing is only on the parent's side: a big message from the child exercises
+    // both parsers, one to the child the chunking of `send` frames.
+    test("a 50 MB message reaches the child intact", async () => {
+      const child = await host.fork(CHILD, ["digest"], { serialization: "advanced" });
+      const big = "0123456789abcdef".repeat(50 * 1024 * 1024 / 16);
+      child.send(big);
+      const [answer] = await once(child, "message");
+      assert.deepEqual(answer, { length: big.length, sha256: createHash("sha256").update(big).digest("hex") });
+      child.disconnect();
+      await once(child, "close");
+    });
+
+    for (const serialization of ["json", "advanced"]) {
+      test(`a 50 MB message from the child arrives intact (${serialization})`, async () => {
+        const child = await host.fork(CHILD, ["digest"], { serialization });
+        child.send({ make: 50 * 1024 * 1024 });
+        const [answer] = await once(child, "message");
+        assert.equal(answer.length, 50 * 1024 * 1024);
+        assert.ok(answer === "y".repeat(50 * 1024 * 1024), "the message came back changed");
+        child.disconnect();
+        await once(child, "close");
+      });
+    }
+
+    test("200 MB to a child that does not read: send() pushes back and memory stays bounded", async () => {
+      const child = await host.fork(CHILD, ["stall", "1000"]);
+      const relay = parentPidOf(child.pid); // the helper, or this process inline
+      const chunk = "z".repeat(1024 * 1024);
+      const start = { rss: process.memoryUsage().rss, arrayBuffers: process.memoryUsage().arrayBuffers, relay: rssOf(relay) };
+      let peak = { rss: 0, arrayBuffers: 0, relay: 0 };
+      const sample = () => {
+        const { rss, arrayBuffers } = process.memoryUsage();
+        peak = { rss: Math.max(peak.rss, rss - start.rss), arrayBuffers: Math.max(peak.arrayBuffers, arrayBuffers - start.arrayBuffers), relay: Math.max(peak.relay, rssOf(relay) - start.relay) };
+      };
+      const sampler = setInterval(sample, 20);
+      let written = 0;
+      let writtenWhenReading = null;
+      child.once("message", () => { writtenWhenReading = written; });
+      for (let i = 0; i < 200; i++) {
+        let more = true;
+        const done = new Promise((resolve, reject) => {
+          more = child.send(chunk, (error) => (error ? reject(error) : resolve()));
+        });
+        if (!more) await done;
+        written = i + 1;
+      }
+      child.send("end");
+      const [answer] = await once(child, "message");
+      clearInterval(sampler);
+      sample();
+      assert.deepEqual(answer, { bytes: 200 * 1024 * 1024 });
+      // While the child was not reading, the parent was held back after a few MB.
+      assert.ok(writtenWhenReading !== null && writtenWhenReading <= 8, `${writtenWhenReading} MB were sent before the child read anything`);
+      const MB = 1024 * 1024;
+      assert.ok(peak.rss < 96 * MB, `this process grew by ${Math.round(peak.rss / MB)} MB`);
+      assert.ok(peak.arrayBuffers < 32 * MB, `array buffers grew by ${Math.round(peak.arrayBuffers / MB)} MB`);
+      if (relay !== process.pid) assert.ok(peak.relay < 32 * MB, `the helper grew by ${Math.round(peak.relay / MB)} MB`);
+      child.disconnect();
+      await once(child, "close");
+    });
+  });
+}
