@@ -48,7 +48,7 @@ class channel {
   asio::posix::stream_descriptor out_;
   handler& handler_;
   frame_decoder decoder_;
-  std::array<char, 64 * 1024> read_buffer_{};
+  std::array<char, protocol::max_data_chunk> read_buffer_{};  // a whole data frame per read
   std::deque<std::string> queue_;
   std::vector<asio::const_buffer> in_flight_;
   std::size_t queued_ = 0;

@@ -5,8 +5,9 @@
 // The child runs on its own small stack and must only make async-signal-safe system
 // calls: it shares memory with a running multi-threaded process. Everything it needs
 // (argv, envp, candidate paths) is prepared here, before the clone. It reports a failure
-// by writing errno into `child_args` (shared memory) and exiting with 127; because of
-// CLONE_VFORK the parent reads it only after the child has exec'd or exited.
+// by writing errno into `child_args` (shared memory) and into a close-on-exec pipe,
+// then exiting with 127; because of CLONE_VFORK the parent reads them only after the
+// child has exec'd or exited. The pipe covers emulators that run vfork as fork.
 #include <fcntl.h>
 #include <linux/close_range.h>
 #include <sched.h>
@@ -59,6 +60,13 @@ struct child_args {
   // Written by the child on failure:
   int error;
   const char* stage;
+  int report_fd;  // write end of a close-on-exec pipe: EOF in the parent means exec succeeded
+};
+
+// What a failed child reports through report_fd.
+struct failure_report {
+  int error;
+  const char* stage;  // a string literal: the same address in a forked copy
 };
 
 // The child makes raw system calls only. libc wrappers may be intercepted (sanitizers
@@ -81,6 +89,10 @@ SPAWNHOST_CHILD_CODE long sys(long number, long a = 0, long b = 0, long c = 0, l
 [[noreturn]] SPAWNHOST_CHILD_CODE void child_fail(child_args* a, const char* stage) {
   a->error = errno;
   a->stage = stage;
+  // Also through the pipe, libuv's way: where clone(CLONE_VM|CLONE_VFORK) degrades to
+  // a fork (qemu-user does this), the parent never sees the memory written above.
+  const failure_report report{a->error, stage};
+  sys(SYS_write, a->report_fd, reinterpret_cast<long>(&report), sizeof report);
   sys(SYS_exit_group, 127);
   __builtin_unreachable();
 }
@@ -219,11 +231,15 @@ launched_process launch_process(const spawn_request& r, const int (&inherited)[3
     for (int fd = 0; fd < 3; ++fd) {
       switch (r.options.stdio[fd]) {
         case protocol::stdio_kind::pipe: {
+          // A socketpair, as libuv gives Node's children: what children observe
+          // (ECONNRESET/EPIPE, fstat) matches child_process, its buffers are larger
+          // than a pipe's 64 KiB (output throughput was a third of Node's with pipes),
+          // and it escapes the per-user pipe-page limit that shrinks every pipe past
+          // the first ~1,000 of a non-root user to a single page.
           int p[2];
-          if (pipe2(p, O_CLOEXEC) < 0) return fail("pipe", errno);
-          // fd 0: the child reads p[0], we write p[1]; fds 1, 2: the other way round.
-          child_ends[fd].reset(fd == 0 ? p[0] : p[1]);
-          out.stdio[fd].reset(fd == 0 ? p[1] : p[0]);
+          if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p) < 0) return fail("pipe", errno);
+          child_ends[fd].reset(p[0]);
+          out.stdio[fd].reset(p[1]);
           break;
         }
         case protocol::stdio_kind::ignore: {
@@ -276,11 +292,28 @@ launched_process launch_process(const spawn_request& r, const int (&inherited)[3
 
     // One stack per launch thread, reused: the child is done with it when clone returns.
     thread_local std::unique_ptr<char[]> stack(new char[child_stack_size]);
+    int report[2];
+    if (pipe2(report, O_CLOEXEC) < 0) return fail("pipe", errno);
+    unique_fd report_read(report[0]), report_write(report[1]);
+    a.report_fd = report_write.get();
     const auto t0 = std::chrono::steady_clock::now();
     pid_t pid;
     {
       all_signals_blocked blocked;
       pid = __clone(child_main, stack.get() + child_stack_size, CLONE_VM | CLONE_VFORK | SIGCHLD, &a);
+    }
+    report_write.reset();
+    if (pid >= 0 && !a.error) {
+      // After a real vfork the child has exec'd (EOF at once) or written a.error; under
+      // fork emulation this waits for the exec or the report.
+      failure_report r{};
+      ssize_t n;
+      do n = read(report_read.get(), &r, sizeof r);
+      while (n < 0 && errno == EINTR);
+      if (n == static_cast<ssize_t>(sizeof r)) {
+        a.error = r.error;
+        a.stage = r.stage;
+      }
     }
     out.create_us = micros_since(t0);
     if (pid < 0) return fail("clone", errno);

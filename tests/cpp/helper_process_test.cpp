@@ -221,7 +221,7 @@ TEST(Helper, MaxBufferKeepsExactlyTheCapAndKills) {
 namespace spawnhost {
 namespace {
 
-TEST(Helper, ClosingAnOutputGivesTheWriterSigpipe) {
+TEST(Helper, ClosingAnOutputEndsTheWriter) {
   helper_client h;
   h.next();
   std::map<std::string, int> options{{"credit", 1}};
@@ -230,7 +230,11 @@ TEST(Helper, ClosingAnOutputGivesTheWriterSigpipe) {
   EXPECT_EQ(h.next_of(4)[0], 4);  // one byte of credit, one byte of output
   h.send(23, 4, 1);
   EXPECT_EQ(h.next_of(5), json::parse("[5, 4, 1]"));
-  EXPECT_EQ(h.next_of(6), json::parse(R"([6, 4, null, "SIGPIPE", 0])"));
+  // Output is a socketpair, as with Node: with unread bytes left in it, the writer
+  // gets ECONNRESET (yes exits 1) rather than EPIPE (SIGPIPE). Either way it ends.
+  const json exit_msg = h.next_of(6);
+  EXPECT_TRUE(exit_msg == json::parse(R"([6, 4, null, "SIGPIPE", 0])") || exit_msg == json::parse("[6, 4, 1, null, 0]"))
+      << exit_msg;
 }
 
 TEST(Helper, MaxBufferZeroAllowsNoOutput) {
