@@ -59,12 +59,31 @@ void child::on_exit() {
   }
   exited_ = true;
   timeout_.cancel();
+  drain_channel();
   std::optional<std::string_view> signal;
   if (status.signal) signal = signal_name(status.signal).value_or("SIGUNKNOWN");
   owner_.send(encode::exit(id_, status.code, signal, flags_));
   exit_watch_.close();
   owner_.child_exited(id_);
   maybe_closed();
+}
+
+void child::drain_channel() {
+  // Node reports a child's last messages and its disconnect before its exit. The
+  // channel's bytes are already in the socket when the exit is seen: relay what credit
+  // allows now, and its EOF, so `exit` follows them on the wire.
+  stream& s = stream_of(3);
+  while (s.pipe && (unlimited_credit_ || s.credit > 0)) {
+    std::string& buffer = owner_.read_buffer();
+    std::size_t want = buffer.size();
+    if (!unlimited_credit_) want = static_cast<std::size_t>(std::min<std::uint64_t>(want, s.credit));
+    const ssize_t n = ::read(s.pipe->native_handle(), buffer.data(), want);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;  // a grandchild holds it open
+    if (n <= 0) return close_now(3);
+    if (!unlimited_credit_) s.credit -= static_cast<std::uint64_t>(n);
+    owner_.send(encode::data(id_, 3, buffer.data(), static_cast<std::size_t>(n)));
+  }
 }
 
 void child::read_when_ready(std::uint32_t fd) {

@@ -72,6 +72,7 @@ class child : public std::enable_shared_from_this<child> {
 
   void watch_exit();
   void on_exit();
+  void drain_channel();  // at exit: the channel's remaining bytes and EOF go before `exit`
   stream& stream_of(std::uint32_t fd) { return streams_[fd - 1]; }
   void read_when_ready(std::uint32_t fd);
   void read_now(std::uint32_t fd);

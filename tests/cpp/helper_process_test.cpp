@@ -309,3 +309,29 @@ TEST(Helper, ClosingTheChannelWritesQueuedSendsFirstThenTheChildSeesEof) {
 
 }  // namespace
 }  // namespace spawnhost
+
+namespace spawnhost {
+namespace {
+
+TEST(Helper, AChildsLastChannelBytesAndEofComeBeforeItsExit) {
+  for (int round = 0; round < 20; ++round) {
+    helper_client h;
+    h.next();
+    std::map<std::string, bool> options{{"ipc", true}};
+    h.send(16, 9, std::string("sh"), std::vector<std::string>{"-c", "echo bye >&3"}, options);
+    EXPECT_EQ(h.next()[0], 2);
+    std::vector<std::string> order;
+    for (json m = h.next(); !m.is_null(); m = h.next()) {
+      if (m[0] == 4 && m[2] == 3) order.push_back("data");
+      if (m[0] == 5 && m[2] == 3) order.push_back("eof");
+      if (m[0] == 6) {
+        order.push_back("exit");
+        break;
+      }
+    }
+    ASSERT_EQ(order, (std::vector<std::string>{"data", "eof", "exit"})) << "round " << round;
+  }
+}
+
+}  // namespace
+}  // namespace spawnhost
