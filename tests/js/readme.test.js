@@ -1,4 +1,4 @@
-// Every JavaScript example in README.md runs, and prints what its comments promise.
+// Every JavaScript example in README.md and docs/ runs, and prints what its comments promise.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -6,15 +6,16 @@ import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
-const readme = readFileSync(`${root}/README.md`, "utf8");
-const examples = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
+// The README and the user docs: every ```js block is a complete program.
+const docs = ["README.md", "docs/ipc.md"].map((file) => readFileSync(`${root}/${file}`, "utf8")).join("\n");
+const examples = [...docs.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
 
-test("the README has JavaScript examples", () => {
-  assert.ok(examples.length >= 3, `found ${examples.length}`);
+test("the README and docs have JavaScript examples", () => {
+  assert.ok(examples.length >= 4, `found ${examples.length}`);
 });
 
 examples.forEach((code, index) => {
-  test(`README example ${index + 1} runs and prints what its comments say`, () => {
+  test(`docs example ${index + 1} runs and prints what its comments say`, () => {
     // Run from the repository root, where "spawnhost" resolves to this workspace.
     const result = spawnSync(process.execPath, ["--input-type=module", "-e", code], {
       cwd: root, encoding: "utf8", timeout: 30_000,
