@@ -47,11 +47,9 @@ function childProcessWay() {
   };
 }
 
-function workerHostWay() {
-  const host = new WorkerHost({ maxPoolWorkers: 4 });
+// execFile and spawn, each timed for how long the calling thread was inside the call.
+function timedCalls(host) {
   return {
-    name: "worker-host",
-    host,
     launch(file, args, options = {}) {
       const t0 = performance.now();
       const done = host.execFile(file, args, options);
@@ -62,6 +60,15 @@ function workerHostWay() {
       const ready = host.spawn(file, args, options);
       return { ready, blockedMs: performance.now() - t0 };
     },
+  };
+}
+
+function workerHostWay() {
+  const host = new WorkerHost({ maxPoolWorkers: 4 });
+  return {
+    name: "worker-host",
+    host,
+    ...timedCalls(host),
     helperPid: () => null,
     close: () => host.shutdown(),
   };
@@ -86,16 +93,7 @@ async function processHostWay(mode) {
   return {
     name: mode === "helper" ? "spawnhost" : "inline",
     host,
-    launch(file, args, options = {}) {
-      const t0 = performance.now();
-      const done = host.execFile(file, args, options);
-      return { done, blockedMs: performance.now() - t0 };
-    },
-    spawn(file, args, options = {}) {
-      const t0 = performance.now();
-      const ready = host.spawn(file, args, options);
-      return { ready, blockedMs: performance.now() - t0 };
-    },
+    ...timedCalls(host),
     helperPid() {
       if (mode !== "helper") return null;
       const fromHost = host.helperPid ?? host.pid;

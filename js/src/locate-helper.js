@@ -2,10 +2,10 @@
 // run must be the one that belongs to this package. In order: the helperPath option,
 // SPAWNHOST_HELPER_PATH, the platform package (@spawnhost/<os>-<arch>), and in the
 // spawnhost repository only, the local build output.
-import { accessSync, existsSync, constants as fsConstants } from "node:fs";
+import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { HelperNotFoundError } from "./errors.js";
-import { findPlatformHelper } from "./platform-package.js";
+import { findPlatformHelper, isExecutable } from "./platform-package.js";
 
 /** Environment variable that overrides where the helper is. */
 export const HELPER_PATH_VARIABLE = "SPAWNHOST_HELPER_PATH";
@@ -70,13 +70,4 @@ export function shouldFallBackToInline(explicitPath) {
     );
   }
   return true;
-}
-
-function isExecutable(path) {
-  try {
-    accessSync(path, fsConstants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -126,7 +126,8 @@ function readVersion(manifestPath) {
   }
 }
 
-function isExecutable(path) {
+/** Whether `path` exists and may be executed by this process. */
+export function isExecutable(path) {
   try {
     accessSync(path, fsConstants.X_OK);
     return true;
