@@ -5,7 +5,7 @@
 import { spawn } from "node:child_process";
 import { fstatSync } from "node:fs";
 import { createRequire } from "node:module";
-import { FrameReader, encodeFrame } from "./protocol.js";
+import { FrameReader, encodeBytesHead, encodeFrame } from "./protocol.js";
 import { PROTOCOL_VERSION } from "./protocol-generated.js";
 import { HelperVersionError, HostShutdownError, ProtocolError, helperExited } from "./errors.js";
 
@@ -107,7 +107,24 @@ export class Channel {
     // its own; what the settling children still say (close_output, credit) is moot,
     // and writing it would fail and cut the helper's grace period short.
     if (this.#shutdownRequested && this.#process.stdin.writableEnded) return;
-    const frame = encodeFrame(name, fields);
+    this.#write([encodeFrame(name, fields)]);
+  }
+
+  /**
+   * Sends a write/send message whose payload goes to the pipe as it is, uncopied.
+   * `onFlushed` runs once Node has handed the payload to the kernel: until then the
+   * caller must not reuse the buffer.
+   */
+  sendBytes(name, id, bytes, onFlushed) {
+    if (this.#gone) throw this.#gone;
+    if (this.#shutdownRequested && this.#process.stdin.writableEnded) {
+      process.nextTick(onFlushed);
+      return;
+    }
+    this.#write([encodeBytesHead(name, id, bytes.length), bytes], onFlushed);
+  }
+
+  #write(parts, onFlushed) {
     try {
       // Frames sent in one tick (a burst of launches, a big stdin write) leave in one
       // write to the pipe.
@@ -120,7 +137,7 @@ export class Channel {
           stdin.uncork();
         });
       }
-      stdin.write(frame);
+      for (let i = 0; i < parts.length; i++) stdin.write(parts[i], i === parts.length - 1 ? onFlushed : undefined);
     } catch (error) {
       this.#goAway(`writing to it failed: ${error.message}`);
       throw error;

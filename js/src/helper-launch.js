@@ -72,7 +72,7 @@ export class HelperLaunch {
   #createStdio() {
     const [stdinKind, stdoutKind, stderrKind] = this.#request.stdio;
     const stdin = stdinKind === "pipe" ? new HelperInput({
-      send: (bytes) => this.#sendForChild("write", bytes),
+      send: (bytes, onFlushed) => this.#writeStdin(bytes, onFlushed),
       end: () => this.#sendForChild("end"),
     }) : null;
     const output = (kind, fd) => {
@@ -311,6 +311,19 @@ export class HelperLaunch {
     if (this.#refHeld) {
       this.#refHeld = false;
       this.#channel.unref();
+    }
+  }
+
+  // stdin bytes go out uncopied; `onFlushed` tells the stream when the caller's buffer
+  // is free again. Before the process exists they wait here, as a copy.
+  #writeStdin(bytes, onFlushed) {
+    if (this.#state === "starting") {
+      this.#early.push(["write", Buffer.from(bytes)]);
+      process.nextTick(onFlushed);
+    } else if (this.#id !== 0 && this.#state !== "closed") {
+      this.#channel.sendBytes("write", this.#id, bytes, onFlushed);
+    } else {
+      process.nextTick(onFlushed);
     }
   }
 

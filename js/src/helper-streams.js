@@ -64,7 +64,7 @@ export class HelperInput extends Writable {
   #inFlight = 0;
   #waiting = null;
 
-  /** @param {{ send: (bytes: Uint8Array) => void, end: () => void }} io */
+  /** @param {{ send: (bytes: Uint8Array, onFlushed: () => void) => void, end: () => void }} io */
   constructor({ send, end }) {
     super();
     this.#send = send;
@@ -72,17 +72,27 @@ export class HelperInput extends Writable {
   }
 
   _write(chunk, encoding, callback) {
+    if (chunk.length === 0) {
+      callback();
+      return;
+    }
+    // The chunk goes to the helper uncopied, so its callback waits until Node has
+    // handed the last piece to the kernel (the caller may reuse the buffer after it),
+    // and then while more than STDIN_WINDOW bytes are unacknowledged.
+    const flushed = () => {
+      if (this.#inFlight <= STDIN_WINDOW) callback();
+      else this.#waiting = callback;
+    };
     try {
       for (let offset = 0; offset < chunk.length; offset += MAX_DATA_CHUNK) {
-        this.#send(chunk.subarray(offset, offset + MAX_DATA_CHUNK));
+        const last = offset + MAX_DATA_CHUNK >= chunk.length;
+        this.#send(chunk.subarray(offset, offset + MAX_DATA_CHUNK), last ? flushed : () => {});
       }
     } catch (error) {
       callback(error);
       return;
     }
     this.#inFlight += chunk.length;
-    if (this.#inFlight <= STDIN_WINDOW) callback();
-    else this.#waiting = callback;
   }
 
   _final(callback) {

@@ -33,6 +33,37 @@ export function encodeFrame(name, fields) {
 }
 
 /**
+ * The head of a `[code, id, bytes]` frame (write, send) whose payload is written
+ * after it as it is: a large stdin write costs no copy and no new buffer in Node.
+ * id as uint32 and the payload as bin32: valid MessagePack, if not the shortest form.
+ * @param {"write"|"send"} name
+ * @param {number} id
+ * @param {number} length payload bytes
+ * @returns {Buffer} 16 bytes: frame length, array header, code, id, bin header
+ */
+export function encodeBytesHead(name, id, length) {
+  const bodyLength = 12 + length;
+  if (bodyLength > MAX_BODY_BYTES) {
+    throw new ProtocolError("oversized", `a ${name} frame of ${bodyLength} bytes exceeds the ${MAX_BODY_BYTES}-byte limit`);
+  }
+  const head = Buffer.allocUnsafe(16);
+  head.writeUInt32LE(bodyLength, 0);
+  head[4] = 0x93; // array of 3
+  head[5] = BYTES_MESSAGE_CODES[name]; // positive fixint
+  head[6] = 0xce; // uint32
+  head.writeUInt32BE(id, 7);
+  head[11] = 0xc6; // bin32
+  head.writeUInt32BE(length, 12);
+  return head;
+}
+
+// The messages encodeBytesHead may frame: exactly [id: uint, bytes: bin] in the schema.
+const BYTES_MESSAGE_CODES = Object.fromEntries(["write", "send"].map((name) => {
+  if (FIELD_TYPES[name].join() !== "uint,bin" || MSG[name] > 127) throw new Error(`${name} is not an [id, bytes] message`);
+  return [name, MSG[name]];
+}));
+
+/**
  * Decodes and validates one frame body.
  * @param {Uint8Array} body
  * @param {"to_node"|"to_helper"} receiver which side is reading: a message meant for

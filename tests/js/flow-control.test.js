@@ -52,6 +52,17 @@ for (const mode of modes()) {
       assert.equal((await readAll(child.stdout)).trim(), String(written));
     });
 
+    test("a buffer reused after its write callback does not change what the child gets", async () => {
+      const child = await host.spawn("cat", [], { stdio: ["pipe", "pipe", "ignore"] });
+      const out = readAll(child.stdout.setEncoding("utf8"));
+      const buffer = Buffer.alloc(300_000, "a"); // more than one frame
+      child.stdin.write(Buffer.alloc(0));
+      await new Promise((resolve) => child.stdin.write(buffer, resolve));
+      buffer.fill("b");
+      child.stdin.end("!");
+      assert.equal(await out, "a".repeat(300_000) + "!");
+    });
+
     test("stdin larger than a pipe buffer reaches the child whole", async () => {
       const child = await host.spawn("wc", ["-c"]);
       const data = Buffer.alloc(3 * 1024 * 1024 + 7, "abc");
