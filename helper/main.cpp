@@ -70,13 +70,14 @@ int main(int argc, char** argv) {
     }
   }
 
-  spawnhost::prepare_helper_process();
+  const int node_group = spawnhost::prepare_helper_process();
   spawnhost::launch_pool pool(args.launch_threads);
   asio::io_context io(1);
   spawnhost::session_config config;
   config.version = SPAWNHOST_VERSION;
   config.grace = std::chrono::milliseconds(args.grace_ms);
-  std::memcpy(config.inherited, args.inherited, sizeof args.inherited);
+  std::memcpy(config.launch.inherited, args.inherited, sizeof args.inherited);
+  config.launch.process_group = node_group;
   spawnhost::session session(io, pool, config, 0, 1);
 
   // SIGTERM (also our parent-death signal) ends children the orderly way.

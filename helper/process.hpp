@@ -23,10 +23,15 @@ struct launched_process {
   std::uint64_t create_us = 0;  // time inside the OS call that created the process
 };
 
+// What every launch of one helper shares.
+struct launch_context {
+  int inherited[3] = {-1, -1, -1};  // the helper's descriptors for stdio "inherit"
+  int process_group = 0;            // where non-detached children go (0: stay in ours)
+};
+
 // Creates the process described by `request`. Blocking: call it on a launch thread.
 // All descriptors it opens are close-on-exec; the child gets only its stdio.
-// `inherited` are the helper's descriptors given to children for stdio "inherit".
-launched_process launch_process(const spawn_request& request, const int (&inherited)[3]) noexcept;
+launched_process launch_process(const spawn_request& request, const launch_context& context) noexcept;
 
 struct exit_status {
   std::optional<std::int64_t> code;  // set when the process exited normally
@@ -47,7 +52,8 @@ std::optional<std::string_view> signal_name(int signal) noexcept;
 const char* errno_name(int error) noexcept;
 
 // One-time process setup of the helper itself: own process group, SIGPIPE ignored,
-// descriptor limit raised, inherited descriptors marked close-on-exec, parent-death signal.
-void prepare_helper_process() noexcept;
+// descriptor limit raised, inherited descriptors marked close-on-exec, parent-death
+// signal. Returns the process group it left (Node's), for the children.
+int prepare_helper_process() noexcept;
 
 }  // namespace spawnhost

@@ -55,6 +55,7 @@ struct child_args {
   int stdio[3];
   int channel;  // -1, or the descriptor to become the child's fd 3
   bool detached;
+  int process_group;  // for a non-detached child: Node's group, not the helper's
   pid_t helper_pid;
   long uid, gid;  // -1: leave as is
   // Written by the child on failure:
@@ -114,6 +115,11 @@ SPAWNHOST_CHILD_CODE int child_main(void* raw) {
     // helper, which is why launches never run on short-lived threads.
     if (sys(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL) < 0) child_fail(a, "prctl");
     if (sys(SYS_getppid) != a->helper_pid) sys(SYS_exit_group, 127);  // the helper is already gone
+    // Back into Node's process group, where child_process puts children: a terminal's
+    // Ctrl-C reaches them as before, and a child signalling its group (kill(0, sig))
+    // cannot reach the helper, which has a group of its own. If that group is gone,
+    // the child stays in the helper's.
+    if (a->process_group > 0) sys(SYS_setpgid, 0, a->process_group);
   }
   if (a->cwd && sys(SYS_chdir, reinterpret_cast<long>(a->cwd)) < 0) child_fail(a, "chdir");
   for (long fd = 0; fd < 3; ++fd) {
@@ -224,7 +230,7 @@ class all_signals_blocked {
 
 }  // namespace
 
-launched_process launch_process(const spawn_request& r, const int (&inherited)[3]) noexcept {
+launched_process launch_process(const spawn_request& r, const launch_context& context) noexcept {
   try {
     launched_process out;
     unique_fd child_ends[3];
@@ -249,7 +255,7 @@ launched_process launch_process(const spawn_request& r, const int (&inherited)[3
           break;
         }
         case protocol::stdio_kind::inherit: {
-          int copy = fcntl(inherited[fd], F_DUPFD_CLOEXEC, 3);
+          int copy = fcntl(context.inherited[fd], F_DUPFD_CLOEXEC, 3);
           if (copy < 0) return fail("dup", errno);
           child_ends[fd].reset(copy);
           break;
@@ -286,6 +292,7 @@ launched_process launch_process(const spawn_request& r, const int (&inherited)[3
     for (int fd = 0; fd < 3; ++fd) a.stdio[fd] = child_ends[fd].get();
     a.channel = child_channel ? child_channel.get() : -1;
     a.detached = r.options.detached;
+    a.process_group = context.process_group;
     a.helper_pid = getpid();
     a.uid = r.options.uid ? static_cast<long>(*r.options.uid) : -1;
     a.gid = r.options.gid ? static_cast<long>(*r.options.gid) : -1;
@@ -393,9 +400,10 @@ const char* errno_name(int error) noexcept {
   return name ? name : "UNKNOWN";
 }
 
-void prepare_helper_process() noexcept {
+int prepare_helper_process() noexcept {
   // Our own process group: a child signalling its group (kill(0, sig)) or a terminal's
   // Ctrl-C must not take the helper down. Node notices our end through the pipes.
+  const int node_group = getpgrp();
   setpgid(0, 0);
   signal(SIGPIPE, SIG_IGN);  // a vanished reader is an EPIPE, handled where it happens
   // Many children at once need many descriptors: use the whole hard limit.
@@ -409,6 +417,7 @@ void prepare_helper_process() noexcept {
   // If Node dies, stdin reaches EOF; this covers a Node that is SIGKILLed while the
   // pipe is held open by someone else.
   prctl(PR_SET_PDEATHSIG, SIGTERM);
+  return node_group == getpgrp() ? 0 : node_group;
 }
 
 }  // namespace spawnhost

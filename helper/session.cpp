@@ -77,7 +77,7 @@ void session::handle(spawn_request&& r) {
                        : timeout_ms && queued_us >= timeout_ms * 1000 ? "ETIMEDOUT"
                                                                       : nullptr;
     if (skip) return asio::post(io_, [this, p, skip] { on_launch_skipped(p, skip); });
-    auto result = std::make_shared<launched_process>(launch_process(p->request, config_.inherited));
+    auto result = std::make_shared<launched_process>(launch_process(p->request, config_.launch));
     asio::post(io_, [this, p, result, queued_us] { on_launched(p, std::move(*result), queued_us); });
   });
 }

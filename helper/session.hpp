@@ -16,13 +16,14 @@
 #include "child.hpp"
 #include "launch_pool.hpp"
 #include "messages.hpp"
+#include "process.hpp"
 
 namespace spawnhost {
 
 struct session_config {
   std::string version;
   std::chrono::milliseconds grace{5000};  // between the kill signal and SIGKILL at shutdown
-  int inherited[3] = {-1, -1, -1};        // descriptors for stdio "inherit"
+  launch_context launch;                  // inherited descriptors, children's process group
 };
 
 class session final : public channel::handler, public child_owner {

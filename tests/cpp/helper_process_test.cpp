@@ -25,7 +25,7 @@ class helper_client {
     r.file = SPAWNHOST_HELPER_PATH;
     r.args = {"--grace-ms", "300"};
     r.options.stdio = {protocol::stdio_kind::pipe, protocol::stdio_kind::pipe, protocol::stdio_kind::ignore};
-    const int none[3] = {-1, -1, -1};
+    const launch_context none;
     process_ = launch_process(r, none);
     EXPECT_FALSE(process_.error) << process_.error.message();
   }

@@ -46,7 +46,7 @@ TEST(LaunchPool, RunsJobsOnSeveralThreadsAtOnce) {
 }
 
 TEST(LaunchPool, LaunchesConcurrentlyWithoutLeakingDescriptorsBetweenChildren) {
-  const int none[3] = {-1, -1, -1};
+  const launch_context none;
   std::atomic<int> clean{0}, total{0};
   {
     launch_pool pool(4);

@@ -13,7 +13,7 @@
 namespace spawnhost {
 namespace {
 
-const int no_inherit[3] = {-1, -1, -1};
+const launch_context no_inherit;
 
 // As in the helper: SIGPIPE is ignored before the first launch (the launcher reads the
 // dispositions it must reset once), and the children must still see it at default.
