@@ -329,7 +329,10 @@ export class HelperLaunch {
 
   #sendForChild(name, bytes) {
     if (this.#state === "starting") this.#early.push([name, bytes]);
-    else if (this.#id !== 0 && this.#state !== "closed") this.#channel.send(name, bytes === undefined ? [this.#id] : [this.#id, bytes]);
+    else if (this.#id === 0 || this.#state === "closed") return;
+    // IPC chunks are our own serialized buffers, never reused: they go out uncopied.
+    else if (name === "send") this.#channel.sendBytes(name, this.#id, bytes, () => {});
+    else this.#channel.send(name, bytes === undefined ? [this.#id] : [this.#id, bytes]);
   }
 
   #output(fd) {

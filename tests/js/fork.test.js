@@ -84,14 +84,22 @@ for (const mode of modes()) {
       assert.equal(await output, "child saw disconnect\n");
     });
 
-    test("messages sent right before disconnect() still reach the child", async () => {
+    test("messages sent right before disconnect() still reach the child (helper); child_process may drop some", async () => {
       const child = await host.fork(CHILD, ["count-until-disconnect"], { silent: true });
       const output = readAll(child.stdout);
       // Node drops what reaches a child before its module has loaded, so wait until it listens.
       await once(child, "message");
       for (let i = 0; i < 20; i++) child.send("x".repeat(10_000));
       child.disconnect();
-      assert.equal(await output, "20 messages, 200000 characters\n");
+      const [, count, characters] = (await output).match(/^(\d+) messages, (\d+) characters\n$/);
+      if (mode === "helper") {
+        // The helper writes queued sends before it closes the channel.
+        assert.deepEqual([Number(count), Number(characters)], [20, 200_000]);
+      } else {
+        // Inline is child_process: Node 20 delivers all 20, Node 22 and later drop the
+        // ones still queued at disconnect(). What arrives is whole, in order.
+        assert.ok(Number(count) <= 20 && Number(characters) === Number(count) * 10_000, `${count} messages, ${characters} characters`);
+      }
       await once(child, "close");
     });
 
