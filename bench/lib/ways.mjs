@@ -135,3 +135,17 @@ export async function makeWay(name) {
       throw new TypeError(`unknown way ${JSON.stringify(name)}; expected one of ${KNOWN_WAYS.join(", ")}`);
   }
 }
+
+/**
+ * A suite's drive() that runs each way in its own cell but skips the worker-thread
+ * host unless --ways named it (suites where that host adds nothing but minutes).
+ */
+export async function driveWithoutWorkerHost({ suite, ways, params, spawnCell, explicitWays }) {
+  const results = {};
+  for (const way of ways) {
+    if (way === "worker-host" && !explicitWays) continue;
+    process.stderr.write(`  ${suite}: ${way} ...\n`);
+    results[way] = await spawnCell(suite, way, params).result;
+  }
+  return results;
+}

@@ -17,15 +17,8 @@ export async function cell(way, params) {
   });
 }
 
-export async function drive({ suite, ways, params, spawnCell, explicitWays }) {
-  const results = {};
-  for (const way of ways) {
-    if (way === "worker-host" && !explicitWays) continue;
-    process.stderr.write(`  ${suite}: ${way} ...\n`);
-    results[way] = await spawnCell(suite, way, params).result;
-  }
-  return results;
-}
+// The worker-thread host is measured here only when asked for by --ways.
+export { driveWithoutWorkerHost as drive } from "../lib/ways.mjs";
 
 export function report(results, ways, params) {
   const { children } = { ...defaults, ...params };
