@@ -59,7 +59,7 @@ void child::on_exit() {
   }
   exited_ = true;
   timeout_.cancel();
-  drain_channel();
+  drain_outputs();
   std::optional<std::string_view> signal;
   if (status.signal) signal = signal_name(status.signal).value_or("SIGUNKNOWN");
   owner_.send(encode::exit(id_, status.code, signal, flags_));
@@ -68,21 +68,14 @@ void child::on_exit() {
   maybe_closed();
 }
 
-void child::drain_channel() {
-  // Node reports a child's last messages and its disconnect before its exit. The
-  // channel's bytes are already in the socket when the exit is seen: relay what credit
-  // allows now, and its EOF, so `exit` follows them on the wire.
-  stream& s = stream_of(3);
-  while (s.pipe && (unlimited_credit_ || s.credit > 0)) {
-    std::string& buffer = owner_.read_buffer();
-    std::size_t want = buffer.size();
-    if (!unlimited_credit_) want = static_cast<std::size_t>(std::min<std::uint64_t>(want, s.credit));
-    const ssize_t n = ::read(s.pipe->native_handle(), buffer.data(), want);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;  // a grandchild holds it open
-    if (n <= 0) return close_now(3);
-    if (!unlimited_credit_) s.credit -= static_cast<std::uint64_t>(n);
-    owner_.send(encode::data(id_, 3, buffer.data(), static_cast<std::size_t>(n)));
+void child::drain_outputs() {
+  // Node decides a child's fate at `close`, after all its output: what is already in
+  // the pipes when the exit is seen must be relayed, and counted against max_buffer,
+  // before `exit` carries the flags. The channel's bytes and EOF likewise go first,
+  // as Node reports a child's last messages and its disconnect before its exit.
+  for (std::uint32_t fd = 1; fd <= 3; ++fd) {
+    while (read_chunk(fd) == read_result::more) {
+    }
   }
 }
 
@@ -107,17 +100,23 @@ void child::read_when_ready(std::uint32_t fd) {
 }
 
 void child::read_now(std::uint32_t fd) {
+  if (read_chunk(fd) != read_result::closed) read_when_ready(fd);
+}
+
+child::read_result child::read_chunk(std::uint32_t fd) {
   stream& s = stream_of(fd);
-  if (!s.pipe) return;
+  if (!s.pipe || (!unlimited_credit_ && s.credit == 0)) return read_result::would_block;
   std::string& buffer = owner_.read_buffer();
   std::size_t want = buffer.size();
   if (!unlimited_credit_) want = static_cast<std::size_t>(std::min<std::uint64_t>(want, s.credit));
   ssize_t n;
   do n = ::read(s.pipe->native_handle(), buffer.data(), want);
   while (n < 0 && errno == EINTR);
-  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return read_when_ready(fd);
-  if (n <= 0) return close_now(fd);  // EOF, or an error that ends this stream
-
+  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return read_result::would_block;
+  if (n <= 0) {  // EOF, or an error that ends this stream
+    close_now(fd);
+    return read_result::closed;
+  }
   std::size_t relay = static_cast<std::size_t>(n);
   const bool over = fd != 3 && max_buffer_ && s.total + relay > *max_buffer_;
   if (over) relay = static_cast<std::size_t>(*max_buffer_ - s.total);  // Node keeps exactly maxBuffer bytes
@@ -127,9 +126,10 @@ void child::read_now(std::uint32_t fd) {
   if (over) {
     flags_ |= fd == 1 ? protocol::exit_flag::max_buffer_stdout : protocol::exit_flag::max_buffer_stderr;
     kill(kill_signal_);
-    return stop_relaying();
+    stop_relaying();
+    return read_result::closed;
   }
-  read_when_ready(fd);
+  return read_result::more;
 }
 
 void child::close_now(std::uint32_t fd) {

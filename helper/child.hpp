@@ -72,10 +72,12 @@ class child : public std::enable_shared_from_this<child> {
 
   void watch_exit();
   void on_exit();
-  void drain_channel();  // at exit: the channel's remaining bytes and EOF go before `exit`
+  void drain_outputs();  // at exit: what the streams hold (and the caps) go before `exit`
   stream& stream_of(std::uint32_t fd) { return streams_[fd - 1]; }
   void read_when_ready(std::uint32_t fd);
   void read_now(std::uint32_t fd);
+  enum class read_result { more, would_block, closed };
+  read_result read_chunk(std::uint32_t fd);  // one read of stream fd, relayed
   void close_now(std::uint32_t fd);
   void stop_relaying();  // execFile semantics after a timeout or max_buffer kill
   writer& writer_of(sink s) { return s == sink::stdin ? stdin_writer_ : channel_writer_; }

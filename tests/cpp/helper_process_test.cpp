@@ -335,3 +335,21 @@ TEST(Helper, AChildsLastChannelBytesAndEofComeBeforeItsExit) {
 
 }  // namespace
 }  // namespace spawnhost
+
+namespace spawnhost {
+namespace {
+
+TEST(Helper, MaxBufferIsJudgedOnAllOutputEvenWhenTheExitIsSeenFirst) {
+  // echo exits at once: its pidfd and its output are often ready in the same loop turn.
+  helper_client h;
+  h.next();
+  std::map<std::string, int> options{{"max_buffer", 0}};
+  for (int id = 1; id <= 40; ++id) {
+    h.send(16, id, std::string("echo"), std::vector<std::string>{"x"}, options);
+    // Killed (SIGTERM) if the output was read first, exit 0 if the exit was: the flag either way.
+    EXPECT_EQ(h.next_of(6)[4], 2) << "launch " << id;
+  }
+}
+
+}  // namespace
+}  // namespace spawnhost
