@@ -1,21 +1,12 @@
 // flow.mjs "many": 2,000 concurrent sleeping children with piped stdio.
 // The worker-thread host is left out unless asked for by --ways: one worker per
 // child (about 9 MiB each, see the long-lived suite) would need ~17 GiB.
-import { manyChildren } from "../lib/many.mjs";
 import { comparisonTable } from "../lib/report.mjs";
-import { ROWS } from "./long-lived.mjs";
+import { ROWS, manyChildrenCell } from "./long-lived.mjs";
 
 export const defaults = { children: 2000, startConcurrency: 32, rssCapGiB: 12, startBudgetS: 240 };
 
-export async function cell(way, params) {
-  const { children, startConcurrency, rssCapGiB, startBudgetS } = { ...defaults, ...params };
-  return manyChildren(way, {
-    count: children,
-    startConcurrency,
-    rssCapBytes: rssCapGiB * 2 ** 30,
-    startBudgetMs: startBudgetS * 1000,
-  });
-}
+export const cell = manyChildrenCell(defaults);
 
 // The worker-thread host is measured here only when asked for by --ways.
 export { driveWithoutWorkerHost as drive } from "../lib/ways.mjs";

@@ -9,15 +9,20 @@ import { mib, ms, num } from "../lib/stats.mjs";
 // and report how far it got.
 export const defaults = { children: 1000, startConcurrency: 32, rssCapGiB: 12, startBudgetS: 240 };
 
-export async function cell(way, params) {
-  const { children, startConcurrency, rssCapGiB, startBudgetS } = { ...defaults, ...params };
-  return manyChildren(way, {
-    count: children,
-    startConcurrency,
-    rssCapBytes: rssCapGiB * 2 ** 30,
-    startBudgetMs: startBudgetS * 1000,
-  });
+/** A suite's cell(): start `children` sleeping children one way, with these defaults. */
+export function manyChildrenCell(suiteDefaults) {
+  return async (way, params) => {
+    const { children, startConcurrency, rssCapGiB, startBudgetS } = { ...suiteDefaults, ...params };
+    return manyChildren(way, {
+      count: children,
+      startConcurrency,
+      rssCapBytes: rssCapGiB * 2 ** 30,
+      startBudgetMs: startBudgetS * 1000,
+    });
+  };
 }
+
+export const cell = manyChildrenCell(defaults);
 
 const grow = (r, key) => (r.during[key] ?? 0) - (r.before[key] ?? 0);
 
