@@ -36,10 +36,34 @@ void channel::read_more() {
 }
 
 void channel::send(std::string frame) {
-  if (write_failed_) return;
-  queued_ += frame.size();
+  const std::size_t size = frame.size();
+  enqueue({std::move(frame), 0, size, false});
+}
+
+void channel::send_in_buffer(std::string buffer, std::size_t begin, std::size_t end) {
+  enqueue({std::move(buffer), begin, end, true});
+}
+
+void channel::enqueue(queued_frame frame) {
+  if (write_failed_) {
+    if (frame.pooled) return_buffer(std::move(frame.bytes));
+    return;
+  }
+  queued_ += frame.counted();
   queue_.push_back(std::move(frame));
   if (!writing_) write_more();
+}
+
+std::string channel::take_buffer() {
+  if (spare_buffers_.empty()) return std::string(buffer_size, '\0');
+  std::string buffer = std::move(spare_buffers_.back());
+  spare_buffers_.pop_back();
+  return buffer;
+}
+
+void channel::return_buffer(std::string buffer) {
+  // A few spares cover a fast stream's frames in flight; more would only hold memory.
+  if (spare_buffers_.size() < 8) spare_buffers_.push_back(std::move(buffer));
 }
 
 void channel::write_more() {
@@ -54,7 +78,7 @@ void channel::write_more() {
   std::size_t frames = 0;
   for (const auto& f : queue_) {
     if (frames == 64) break;
-    in_flight_.emplace_back(f.data(), f.size());
+    in_flight_.emplace_back(f.bytes.data() + f.begin, f.end - f.begin);
     ++frames;
   }
   asio::async_write(out_, in_flight_, [this, frames](std::error_code ec, std::size_t) {
@@ -63,13 +87,16 @@ void channel::write_more() {
       write_failed_ = true;
       queue_.clear();
       queued_ = 0;
+      spare_buffers_.clear();
       writing_ = false;
       if (on_flushed_) std::exchange(on_flushed_, nullptr)();
       handler_.on_input_end(decode_error::none, "output closed");
       return;
     }
     for (std::size_t i = 0; i < frames; ++i) {
-      queued_ -= queue_.front().size();
+      queued_frame& done = queue_.front();
+      queued_ -= done.counted();
+      if (done.pooled) return_buffer(std::move(done.bytes));
       queue_.pop_front();
     }
     if (room_wanted_ && queued_ < low_mark) {

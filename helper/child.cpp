@@ -106,13 +106,19 @@ void child::read_now(std::uint32_t fd) {
 child::read_result child::read_chunk(std::uint32_t fd) {
   stream& s = stream_of(fd);
   if (!s.pipe || (!unlimited_credit_ && s.credit == 0)) return read_result::would_block;
-  std::string& buffer = owner_.read_buffer();
-  std::size_t want = buffer.size();
+  // The read lands behind room for the frame head, so a large read is sent from where
+  // it landed; a small one is copied into a frame of its own size, as a pooled buffer
+  // queued for a few bytes would hold 256 KiB.
+  std::string buffer = owner_.take_buffer();
+  char* payload = buffer.data() + encode::max_data_head;
+  std::size_t want = protocol::max_data_chunk;
   if (!unlimited_credit_) want = static_cast<std::size_t>(std::min<std::uint64_t>(want, s.credit));
   ssize_t n;
-  do n = ::read(s.pipe->native_handle(), buffer.data(), want);
+  do n = ::read(s.pipe->native_handle(), payload, want);
   while (n < 0 && errno == EINTR);
-  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return read_result::would_block;
+  const int read_errno = errno;
+  if (n <= 0) owner_.return_buffer(std::move(buffer));
+  if (n < 0 && (read_errno == EAGAIN || read_errno == EWOULDBLOCK)) return read_result::would_block;
   if (n <= 0) {  // EOF, or an error that ends this stream
     close_now(fd);
     return read_result::closed;
@@ -122,7 +128,14 @@ child::read_result child::read_chunk(std::uint32_t fd) {
   if (over) relay = static_cast<std::size_t>(*max_buffer_ - s.total);  // Node keeps exactly maxBuffer bytes
   s.total += relay;
   if (!unlimited_credit_) s.credit -= static_cast<std::uint64_t>(n);
-  if (relay > 0) owner_.send(encode::data(id_, fd, buffer.data(), relay));
+  if (relay >= min_zero_copy_read) {
+    const std::size_t begin = static_cast<std::size_t>(encode::data_head_before(payload, id_, fd, relay) - buffer.data());
+    const std::size_t end = encode::max_data_head + relay;
+    owner_.send_in_buffer(std::move(buffer), begin, end);
+  } else {
+    if (relay > 0) owner_.send(encode::data(id_, fd, payload, relay));
+    owner_.return_buffer(std::move(buffer));
+  }
   if (over) {
     flags_ |= fd == 1 ? protocol::exit_flag::max_buffer_stdout : protocol::exit_flag::max_buffer_stderr;
     kill(kill_signal_);

@@ -24,9 +24,12 @@ class child_owner {
   // `resume` before reading more (see channel::high_mark).
   virtual bool output_congested() = 0;
   virtual void when_output_room(std::function<void()> resume) = 0;
-  // Scratch space for one read: reads go straight from the pipe into a frame, so idle
-  // children hold no buffers (thousands of children cost kilobytes each).
-  virtual std::string& read_buffer() = 0;
+  // Buffers for one read (channel::buffer_size bytes), shared by all children, so an
+  // idle child holds none (thousands of children cost kilobytes each).
+  virtual std::string take_buffer() = 0;
+  virtual void return_buffer(std::string buffer) = 0;
+  // Sends the frame in bytes [begin, end) of a buffer from take_buffer.
+  virtual void send_in_buffer(std::string buffer, std::size_t begin, std::size_t end) = 0;
   virtual void child_exited(std::uint64_t id) = 0;  // reaped
   virtual void child_closed(std::uint64_t id) = 0;  // reaped and all output at EOF
   virtual ~child_owner() = default;
@@ -77,6 +80,9 @@ class child : public std::enable_shared_from_this<child> {
   void read_when_ready(std::uint32_t fd);
   void read_now(std::uint32_t fd);
   enum class read_result { more, would_block, closed };
+  // Reads at least this large are sent from the read buffer itself; smaller ones are
+  // copied, which is cheap for them and keeps the pooled buffer free.
+  static constexpr std::size_t min_zero_copy_read = 16 * 1024;
   read_result read_chunk(std::uint32_t fd);  // one read of stream fd, relayed
   void close_now(std::uint32_t fd);
   void stop_relaying();  // execFile semantics after a timeout or max_buffer kill

@@ -2,6 +2,9 @@
 // extra element is an error, never guessed at, so a newer peer is never half-understood.
 #include "messages.hpp"
 
+#include <array>
+#include <cstring>
+
 #include <msgpack.hpp>
 
 #include <limits>
@@ -299,6 +302,27 @@ std::string spawn_error(std::uint64_t id, std::string_view code, std::string_vie
 }
 std::string data(std::uint64_t id, std::uint32_t fd, const char* bytes, std::size_t size) {
   return frame_builder(msg::data, protocol::data_size).u(id).u(fd).bin(bytes, size).finish();
+}
+char* data_head_before(char* payload, std::uint64_t id, std::uint32_t fd, std::size_t size) {
+  struct head_sink {  // the head is built on the stack: no allocation per frame
+    std::array<char, max_data_head> bytes{};
+    std::size_t size = 4;
+    void write(const char* p, std::size_t n) {
+      std::memcpy(bytes.data() + size, p, n);
+      size += n;
+    }
+  } head;
+  msgpack::packer<head_sink> pk(head);
+  pk.pack_array(protocol::data_size);
+  pk.pack_uint8(static_cast<std::uint8_t>(msg::data));
+  pk.pack_uint64(id);
+  pk.pack_uint64(fd);
+  pk.pack_bin(static_cast<std::uint32_t>(size));
+  const auto body = static_cast<std::uint32_t>(head.size - 4 + size);
+  for (int i = 0; i < 4; ++i) head.bytes[i] = static_cast<char>((body >> (8 * i)) & 0xff);
+  char* start = payload - head.size;
+  std::memcpy(start, head.bytes.data(), head.size);
+  return start;
 }
 std::string eof(std::uint64_t id, std::uint32_t fd) {
   return frame_builder(msg::eof, protocol::eof_size).u(id).u(fd).finish();

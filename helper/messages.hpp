@@ -65,6 +65,13 @@ std::string hello(std::string_view version, std::uint64_t pid);
 std::string spawned(std::uint64_t id, std::uint64_t pid, std::uint64_t create_us, std::uint64_t queued_us);
 std::string spawn_error(std::uint64_t id, std::string_view code, std::string_view stage);
 std::string data(std::uint64_t id, std::uint32_t fd, const char* bytes, std::size_t size);
+// The longest head of a data frame: length prefix, array, code, uint64 id, fd, bin32 header.
+inline constexpr std::size_t max_data_head = 4 + 1 + 1 + 9 + 1 + 5;
+// Writes the head of a data frame carrying the `size` bytes at `payload`, so that the
+// head ends where the payload begins (max_data_head bytes before it must be ours), and
+// returns where the frame starts. The frame is byte for byte what data() would build:
+// the payload was read into place and is never copied.
+char* data_head_before(char* payload, std::uint64_t id, std::uint32_t fd, std::size_t size);
 std::string eof(std::uint64_t id, std::uint32_t fd);
 std::string exit(std::uint64_t id, std::optional<std::int64_t> status, std::optional<std::string_view> signal,
                  std::uint32_t flags);

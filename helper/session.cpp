@@ -29,7 +29,6 @@ session::session(asio::io_context& io, launch_pool& pool, session_config config,
       pool_(pool),
       config_(std::move(config)),
       channel_(io, in_fd, out_fd, *this),
-      read_buffer_(protocol::max_data_chunk, '\0'),
       grace_timer_(io) {}
 
 void session::start() {

@@ -43,7 +43,11 @@ class session final : public channel::handler, public child_owner {
   void send(std::string frame) override { channel_.send(std::move(frame)); }
   bool output_congested() override { return channel_.congested(); }
   void when_output_room(std::function<void()> resume) override;
-  std::string& read_buffer() override { return read_buffer_; }
+  std::string take_buffer() override { return channel_.take_buffer(); }
+  void return_buffer(std::string buffer) override { channel_.return_buffer(std::move(buffer)); }
+  void send_in_buffer(std::string buffer, std::size_t begin, std::size_t end) override {
+    channel_.send_in_buffer(std::move(buffer), begin, end);
+  }
   void child_exited(std::uint64_t id) override;
   void child_closed(std::uint64_t id) override;
 
@@ -78,7 +82,6 @@ class session final : public channel::handler, public child_owner {
   launch_pool& pool_;
   session_config config_;
   channel channel_;
-  std::string read_buffer_;
   std::unordered_map<std::uint64_t, std::shared_ptr<child>> children_;
   std::unordered_map<std::uint64_t, std::shared_ptr<pending_launch>> launching_;
   std::size_t removals_in_flight_ = 0;

@@ -145,5 +145,21 @@ TEST(Decoder, DeepNestingIsRejected) {
   EXPECT_EQ(decode_request(body).error, decode_error::not_msgpack);
 }
 
+// A data frame whose payload was read into place, with the head written in front of
+// it, must be the very bytes encode::data builds, whatever the id and size.
+TEST(Encoder, DataHeadInFrontOfAPayloadMatchesTheWholeFrameEncoder) {
+  for (const std::uint64_t id : {1ULL, 127ULL, 128ULL, 70000ULL, 1ULL << 40}) {
+    for (const std::size_t size : {0UL, 1UL, 255UL, 256UL, 65535UL, 65536UL, 262144UL}) {
+      std::string buffer(encode::max_data_head + size, '\0');
+      char* payload = buffer.data() + encode::max_data_head;
+      for (std::size_t i = 0; i < size; ++i) payload[i] = static_cast<char>(i * 7 + 3);
+      const char* start = encode::data_head_before(payload, id, 2, size);
+      ASSERT_GE(start, buffer.data());
+      const std::string in_place(start, static_cast<std::size_t>(payload + size - start));
+      EXPECT_EQ(in_place, encode::data(id, 2, payload, size)) << "id " << id << ", size " << size;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace spawnhost
