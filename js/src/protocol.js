@@ -131,14 +131,25 @@ function matchesType(value, type) {
   return TYPE_CHECKS[type](value);
 }
 
+// A data frame at least this large is passed on in pieces as its bytes arrive, not
+// assembled first: Node reads 64 KiB at a time, so assembling a 256 KiB frame would
+// copy every byte of a fast output stream once more.
+const STREAM_DATA_MIN = 16 * 1024;
+// The longest data head: array, code, uint64 id, fixint fd, bin32 length.
+const MAX_DATA_HEAD = 1 + 1 + 9 + 1 + 5;
+
 /**
  * Splits a byte stream into validated messages. Frames may arrive split across reads
- * or several to a read; bodies are copied only once they are complete.
+ * or several to a read; bodies are copied only once they are complete, except large
+ * data frames, whose payload is passed on as views of the reads that carried it: one
+ * frame may then yield several `data` messages for consecutive pieces of its bytes.
  */
 export class FrameReader {
   #chunks = [];
   #buffered = 0;
   #receiver;
+  /** @type {{ id: number, fd: number, remaining: number } | null} the data frame being passed on */
+  #streaming = null;
 
   /** @param {"to_node"|"to_helper"} receiver */
   constructor(receiver) {
@@ -157,29 +168,77 @@ export class FrameReader {
       this.#buffered += chunk.length;
     }
     const messages = [];
-    while (this.#buffered >= 4) {
+    for (;;) {
+      if (this.#streaming !== null) {
+        if (this.#buffered === 0) break;
+        const piece = this.#takeUpTo(this.#streaming.remaining);
+        messages.push({ name: "data", values: [this.#streaming.id, this.#streaming.fd, piece] });
+        this.#streaming.remaining -= piece.length;
+        if (this.#streaming.remaining === 0) this.#streaming = null;
+        continue;
+      }
+      if (this.#buffered < 4) break;
       const length = this.#peekLength();
       if (length > MAX_BODY_BYTES) {
         throw new ProtocolError("oversized", `frame of ${length} bytes exceeds the ${MAX_BODY_BYTES}-byte limit`);
       }
-      if (this.#buffered < 4 + length) break;
-      const frame = this.#take(4 + length);
-      messages.push(decodeBody(frame.subarray(4), this.#receiver));
+      if (this.#buffered >= 4 + length) {
+        const frame = this.#take(4 + length);
+        messages.push(decodeBody(frame.subarray(4), this.#receiver));
+        continue;
+      }
+      if (length < STREAM_DATA_MIN || !this.#startStreaming(length)) break;
     }
     return messages;
   }
 
   /** Call at end of stream: leftover bytes are a truncated frame. */
   end() {
-    if (this.#buffered > 0) {
-      throw new ProtocolError("truncated", `stream ended inside a frame (${this.#buffered} bytes left over)`);
+    if (this.#buffered > 0 || this.#streaming !== null) {
+      const left = this.#buffered + (this.#streaming?.remaining ?? 0);
+      throw new ProtocolError("truncated", `stream ended inside a frame (${left} bytes missing or left over)`);
     }
   }
 
+  // Enters streaming for an incomplete frame of `length` body bytes when its head is a
+  // well-formed data head whose bin payload ends the frame exactly. Anything else waits
+  // for the whole frame, so decodeBody checks it (and names its error) as usual.
+  #startStreaming(length) {
+    if (this.#receiver !== "to_node" || this.#buffered < 4 + MAX_DATA_HEAD) return false;
+    const head = this.#peek(4 + MAX_DATA_HEAD).subarray(4);
+    const parsed = parseDataHead(head);
+    if (parsed === null || parsed.headLength + parsed.payloadLength !== length) return false;
+    this.#take(4 + parsed.headLength);
+    this.#streaming = { id: parsed.id, fd: parsed.fd, remaining: parsed.payloadLength };
+    return true;
+  }
+
   #peekLength() {
-    if (this.#chunks[0].length < 4) this.#chunks = [Buffer.concat(this.#chunks)];
-    const first = this.#chunks[0];
+    const first = this.#peek(4);
     return (first[0] | (first[1] << 8) | (first[2] << 16)) + first[3] * 0x1000000;
+  }
+
+  // At least n bytes from the front, without consuming them (n <= buffered).
+  #peek(n) {
+    if (this.#chunks[0].length < n) {
+      let count = 0;
+      for (let have = 0; have < n; count++) have += this.#chunks[count].length;
+      this.#chunks.splice(0, count, Buffer.concat(this.#chunks.slice(0, count)));
+    }
+    return this.#chunks[0];
+  }
+
+  // Up to n bytes, from the first chunk only: always a view, never a copy.
+  #takeUpTo(n) {
+    const first = this.#chunks[0];
+    if (first.length <= n) {
+      this.#chunks.shift();
+      this.#buffered -= first.length;
+      return first;
+    }
+    this.#chunks[0] = first.subarray(n);
+    this.#buffered -= n;
+    return first.subarray(0, n);
   }
 
   // Takes the next n bytes: a view when one chunk holds them, else one copy of just
@@ -205,6 +264,37 @@ export class FrameReader {
     return frame;
   }
 }
+
+/**
+ * Reads the head of a data message, `[4, id, fd, bin]`, up to its payload.
+ * @param {Uint8Array} b at least MAX_DATA_HEAD bytes
+ * @returns {{ id: number, fd: number, headLength: number, payloadLength: number } | null}
+ *   null when it is not exactly such a head with a valid id and fd
+ */
+function parseDataHead(b) {
+  if (b[0] !== 0x94 || b[1] !== MSG.data) return null;
+  let at = 2;
+  let id;
+  const tag = b[at];
+  if (tag <= 0x7f) { id = tag; at += 1; }
+  else if (tag === 0xcc) { id = b[at + 1]; at += 2; }
+  else if (tag === 0xcd) { id = (b[at + 1] << 8) | b[at + 2]; at += 3; }
+  else if (tag === 0xce) { id = readU32(b, at + 1); at += 5; }
+  else if (tag === 0xcf) { id = readU32(b, at + 1) * 0x100000000 + readU32(b, at + 5); at += 9; }
+  else return null;
+  if (id === 0 || !Number.isSafeInteger(id)) return null;
+  const fd = b[at];
+  if (!FIELD_VALUES.data.fd.includes(fd)) return null; // positive fixints 1-3 only
+  at += 1;
+  let payloadLength;
+  if (b[at] === 0xc4) { payloadLength = b[at + 1]; at += 2; }
+  else if (b[at] === 0xc5) { payloadLength = (b[at + 1] << 8) | b[at + 2]; at += 3; }
+  else if (b[at] === 0xc6) { payloadLength = readU32(b, at + 1); at += 5; }
+  else return null;
+  return { id, fd, headLength: at, payloadLength };
+}
+
+const readU32 = (b, at) => b[at] * 0x1000000 + ((b[at + 1] << 16) | (b[at + 2] << 8) | b[at + 3]);
 
 /**
  * Decodes bytes that must hold exactly one frame (used by the vector replays).
