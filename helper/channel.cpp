@@ -3,6 +3,8 @@
 #include <asio/read.hpp>
 #include <asio/write.hpp>
 
+#include "write_whole.hpp"
+
 namespace spawnhost {
 
 channel::channel(asio::io_context& io, int in_fd, int out_fd, handler& h)
@@ -81,7 +83,7 @@ void channel::write_more() {
     in_flight_.emplace_back(f.bytes.data() + f.begin, f.end - f.begin);
     ++frames;
   }
-  asio::async_write(out_, in_flight_, [this, frames](std::error_code ec, std::size_t) {
+  asio::async_write(out_, in_flight_, write_whole, [this, frames](std::error_code ec, std::size_t) {
     if (ec) {
       // Node is gone or stopped reading for good: nothing more can be said.
       write_failed_ = true;

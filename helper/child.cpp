@@ -6,6 +6,8 @@
 #include <asio/write.hpp>
 #include <cerrno>
 
+#include "write_whole.hpp"
+
 namespace spawnhost {
 
 child::child(asio::io_context& io, child_owner& owner, std::uint64_t id, launched_process&& process,
@@ -205,7 +207,7 @@ void child::write_next(sink s) {
     return;
   }
   w.writing = true;
-  asio::async_write(*d, asio::buffer(w.pending.front()), [self = shared_from_this(), s](std::error_code ec, std::size_t n) {
+  asio::async_write(*d, asio::buffer(w.pending.front()), write_whole, [self = shared_from_this(), s](std::error_code ec, std::size_t n) {
     if (ec == asio::error::operation_aborted) return;
     writer& w = self->writer_of(s);
     if (ec) {
