@@ -266,7 +266,12 @@ decoded_request decode_request(std::string_view body) noexcept {
     // no container can hold more elements than the body has bytes.
     const std::size_t n = body.size();
     const msgpack::unpack_limit limit(n, n / 2, n, n, n, 8);
-    msgpack::object_handle handle = msgpack::unpack(body.data(), n, offset, nullptr, nullptr, limit);
+    // Binary fields point into `body` instead of being copied into the unpacker's zone:
+    // read_bytes copies them once, into the request, while `body` is still alive.
+    const msgpack::unpack_reference_func bin_in_place = [](msgpack::type::object_type type, std::size_t, void*) {
+      return type == msgpack::type::BIN;
+    };
+    msgpack::object_handle handle = msgpack::unpack(body.data(), n, offset, bin_in_place, nullptr, limit);
     if (offset != n) {
       out.error = decode_error::not_msgpack;
       out.detail = "trailing bytes after the message";
