@@ -43,7 +43,9 @@ export async function cell(way, params) {
     return { mbPerSecond: bytes / 1e6 / (wallMs / 1000), chunks };
   };
   await run(); // page cache and helper warm
-  const runs = [await run(), await run()];
+  // Best of five: on a 2-CPU machine one neighbour's burst halves a single run.
+  const runs = [];
+  for (let i = 0; i < 5; i++) runs.push(await run());
   const best = runs.reduce((a, b) => (a.mbPerSecond > b.mbPerSecond ? a : b));
   return { ...best, runs: runs.map((r) => r.mbPerSecond) };
 }
@@ -51,7 +53,7 @@ export async function cell(way, params) {
 export function report(results, ways, params) {
   const { fileMiB } = { ...defaults, ...params };
   const rows = [
-    { label: "throughput (best of 2 after a warm-up)", get: (r) => r.mbPerSecond, fmt: (v) => `${num(v)} MB/s`, higherIsBetter: true },
+    { label: "throughput (best of 5 after a warm-up)", get: (r) => r.mbPerSecond, fmt: (v) => `${num(v)} MB/s`, higherIsBetter: true },
     { label: "mean chunk size", get: (r) => (fileMiB * 1024 * 1024) / r.chunks / 1024, fmt: (v) => `${num(v, 1)} KiB`, higherIsBetter: true },
   ];
   return {
