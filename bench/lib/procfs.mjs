@@ -61,6 +61,14 @@ export function mainThreadRunQueueNs() {
   return s ? Number(s.split(" ")[1]) : null;
 }
 
+/** User + system CPU time of the whole process `pid` in ms (/proc/<pid>/stat), or null. */
+export function processCpuMs(pid) {
+  const stat = read(`/proc/${pid}/stat`);
+  if (!stat) return null;
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // USER_HZ is 100 on Linux
+}
+
 /** Which source mainThreadCpuNs() uses, for the report. */
 export function cpuSource() {
   if (read(`/proc/${process.pid}/task/${process.pid}/schedstat`)) return "schedstat (main thread)";

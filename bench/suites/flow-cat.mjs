@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { comparisonTable } from "../lib/report.mjs";
 import { num } from "../lib/stats.mjs";
+import { processCpuMs } from "../lib/procfs.mjs";
 
 export const defaults = { fileMiB: 1024 };
 
@@ -26,7 +27,10 @@ export async function cell(way, params) {
   const { fileMiB } = { ...defaults, ...params };
   const path = ensureFile(fileMiB);
   const expected = fileMiB * 1024 * 1024;
+  const helper = way.helperPid?.();
   const run = async () => {
+    const cpu0 = process.cpuUsage();
+    const helperCpu0 = helper ? processCpuMs(helper) : null;
     const t0 = performance.now();
     const child = await way.spawn("cat", [path], { stdio: ["ignore", "pipe", "ignore"] }).ready;
     let bytes = 0;
@@ -40,20 +44,37 @@ export async function cell(way, params) {
     if (code !== 0 || bytes !== expected) {
       throw new Error(`${way.name}: cat exited ${code} after ${bytes} of ${expected} bytes`);
     }
-    return { mbPerSecond: bytes / 1e6 / (wallMs / 1000), chunks };
+    const cpu = process.cpuUsage(cpu0);
+    const gib = bytes / 2 ** 30;
+    return {
+      mbPerSecond: bytes / 1e6 / (wallMs / 1000),
+      chunks,
+      nodeCpuMsPerGiB: (cpu.user + cpu.system) / 1000 / gib,
+      helperCpuMsPerGiB: helper ? (processCpuMs(helper) - helperCpu0) / gib : null,
+    };
   };
   await run(); // page cache and helper warm
   // Best of five: on a 2-CPU machine one neighbour's burst halves a single run.
   const runs = [];
   for (let i = 0; i < 5; i++) runs.push(await run());
   const best = runs.reduce((a, b) => (a.mbPerSecond > b.mbPerSecond ? a : b));
-  return { ...best, runs: runs.map((r) => r.mbPerSecond) };
+  // CPU time is what the relay costs whatever the neighbours do: medians over the runs.
+  const median = (key) => (runs[0][key] === null ? null : runs.map((r) => r[key]).sort((a, b) => a - b)[runs.length >> 1]);
+  return {
+    ...best,
+    nodeCpuMsPerGiB: median("nodeCpuMsPerGiB"),
+    helperCpuMsPerGiB: median("helperCpuMsPerGiB"),
+    runs: runs.map((r) => r.mbPerSecond),
+  };
 }
 
 export function report(results, ways, params) {
   const { fileMiB } = { ...defaults, ...params };
   const rows = [
     { label: "throughput (best of 5 after a warm-up)", get: (r) => r.mbPerSecond, fmt: (v) => `${num(v)} MB/s`, higherIsBetter: true },
+    { label: "Node CPU per GiB (median of 5)", get: (r) => r.nodeCpuMsPerGiB, fmt: (v) => `${num(v)} ms`, higherIsBetter: false },
+    { label: "helper CPU per GiB (median of 5)", get: (r) => r.helperCpuMsPerGiB, fmt: (v) => (v === null ? "–" : `${num(v)} ms`), higherIsBetter: false },
+    { label: "Node + helper CPU per GiB", get: (r) => r.nodeCpuMsPerGiB + (r.helperCpuMsPerGiB ?? 0), fmt: (v) => `${num(v)} ms`, higherIsBetter: false },
     { label: "mean chunk size", get: (r) => (fileMiB * 1024 * 1024) / r.chunks / 1024, fmt: (v) => `${num(v, 1)} KiB`, higherIsBetter: true },
   ];
   return {
