@@ -77,7 +77,12 @@ export class InlineBackend {
     }
     if (request.ipc && cp.pid !== undefined) {
       child._openChannel();
-      cp.on("message", (message) => child._receiveMessage(message));
+      cp.on("message", (message, handle) => {
+        // Handles are not part of the API in either mode (the helper cannot pass
+        // them); one child_process took anyway is closed, not leaked open.
+        if (handle) closeReceivedHandle(handle);
+        child._receiveMessage(message);
+      });
       cp.on("internalMessage", (message) => child._deliver("internalMessage", message, undefined));
       cp.on("disconnect", () => child._channelClosed());
     }
@@ -105,4 +110,10 @@ export class InlineBackend {
 
   /** Nothing to stop: children belong to this process. */
   async shutdown() {}
+}
+
+/** Closes a server or socket a child sent over IPC, whatever its kind. */
+function closeReceivedHandle(handle) {
+  if (typeof handle.destroy === "function") handle.destroy();
+  else if (typeof handle.close === "function") handle.close();
 }
