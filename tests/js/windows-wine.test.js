@@ -200,6 +200,32 @@ describe("Windows helper under wine", { skip, timeout: 120_000 }, () => {
     await host.removeTree(winPath(tree));
   });
 
+  test("removeTree of a tree in use fails with EBUSY and leaves it in place", async () => {
+    const tree = join(scratch, "busy");
+    mkdirSync(join(tree, "open"), { recursive: true });
+    mkdirSync(join(tree, "cwd"));
+    writeFileSync(join(tree, "open/file"), "x");
+    const holder = await host.spawn(fixture, ["hold", winPath(join(tree, "open/file"))], { env });
+    await once(holder.stdout, "data");
+    await assert.rejects(host.removeTree(winPath(tree)), { code: "EBUSY", syscall: "unlink" });
+    assert.equal(existsSync(join(tree, "open/file")), true);
+    holder.stdin.end();
+    await once(holder, "close");
+    // A directory that is a running process's cwd cannot be removed either.
+    const sitter = await host.spawn(fixture, ["sleep", "10000"], { env, cwd: winPath(join(tree, "cwd")), stdio: "ignore" });
+    await assert.rejects(host.removeTree(winPath(tree)), { code: "EBUSY", syscall: "rmdir" });
+    sitter.kill();
+    await once(sitter, "close");
+    await host.removeTree(winPath(tree));
+    assert.equal(existsSync(tree), false);
+  });
+
+  test("stdio inherit under wine: EBADF (Node's descriptors 3-5 do not reach a Windows program from Linux)", async () => {
+    // On Windows, Node hands them to the helper through the C runtime's descriptor
+    // table; wine started from Linux Node has no such table. Documented in the README.
+    await assert.rejects(host.spawn(fixture, ["exit", "0"], { env, stdio: ["ignore", "inherit", "ignore"] }), /EBADF/);
+  });
+
   test("non-detached children die when the helper is killed (job object); detached ones live on", async () => {
     const pidFile = join(scratch, "helper.pid");
     process.env.SPAWNHOST_WINE_PIDFILE = pidFile;
