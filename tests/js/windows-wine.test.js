@@ -203,7 +203,6 @@ describe("Windows helper under wine", { skip, timeout: 120_000 }, () => {
   test("removeTree of a tree in use fails with EBUSY and leaves it in place", async () => {
     const tree = join(scratch, "busy");
     mkdirSync(join(tree, "open"), { recursive: true });
-    mkdirSync(join(tree, "cwd"));
     writeFileSync(join(tree, "open/file"), "x");
     const holder = await host.spawn(fixture, ["hold", winPath(join(tree, "open/file"))], { env });
     await once(holder.stdout, "data");
@@ -211,10 +210,17 @@ describe("Windows helper under wine", { skip, timeout: 120_000 }, () => {
     assert.equal(existsSync(join(tree, "open/file")), true);
     holder.stdin.end();
     await once(holder, "close");
-    // A directory that is a running process's cwd cannot be removed either.
-    const sitter = await host.spawn(fixture, ["sleep", "10000"], { env, cwd: winPath(join(tree, "cwd")), stdio: "ignore" });
+    // A directory that is a running process's cwd cannot be removed either. The child
+    // opens its cwd while it starts, after CreateProcess returns: an echo through it
+    // shows it has. (The failed removal above went on as far as it could, like rm -rf,
+    // so the directory is made now.)
+    mkdirSync(join(tree, "cwd"));
+    const sitter = await host.spawn(fixture, ["cat"], { env, cwd: winPath(join(tree, "cwd")) });
+    assert.equal(typeof sitter.pid, "number");
+    sitter.stdin.write("up\n");
+    await once(sitter.stdout, "data");
     await assert.rejects(host.removeTree(winPath(tree)), { code: "EBUSY", syscall: "rmdir" });
-    sitter.kill();
+    sitter.stdin.end();
     await once(sitter, "close");
     await host.removeTree(winPath(tree));
     assert.equal(existsSync(tree), false);
