@@ -18,7 +18,6 @@
 
 #include "process.hpp"
 #include "windows/command_line.hpp"
-#include "windows/error_names.hpp"
 
 namespace spawnhost {
 namespace {

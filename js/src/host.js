@@ -57,8 +57,9 @@ export class ProcessHost {
     if (helperPlatform !== process.platform && (mode !== "helper" || !["linux", "win32"].includes(helperPlatform))) {
       throw invalidOption("helperPlatform", helperPlatform, "\"linux\" or \"win32\", in helper mode");
     }
-    this.#platform = { platform: helperPlatform };
     this.#mode = mode === "helper" && fallback === "inline" && shouldFallBackToInline(helperPath) ? "inline" : mode;
+    // Inline mode has child_process's IPC on every platform; the Windows helper has none.
+    this.#platform = { platform: helperPlatform, ipcAvailable: this.#mode === "inline" || helperPlatform !== "win32" };
     const hooks = { onLaunch, onUnhandledChildError };
     this.#backend = this.#mode === "inline"
       ? new InlineBackend(hooks)

@@ -83,11 +83,11 @@ export function normalizeExecRequest(file, args, options, { viaExec = false, pla
  * Normalizes a spawn call. `request.stdio` is always fds 0-2; `request.ipc` says
  * whether fd 3 is an IPC channel, with `request.serialization`.
  */
-export function normalizeSpawnRequest(file, args, options, { platform = process.platform } = {}) {
+export function normalizeSpawnRequest(file, args, options, { platform = process.platform, ipcAvailable = platform !== "win32" } = {}) {
   checkObject("options", options);
   const request = normalizeCommon("spawn", file, args, options, platform);
   const { stdio, ipc } = normalizeStdio(options.stdio);
-  if (ipc && platform === "win32") throw ipcOnWindows();
+  if (ipc && !ipcAvailable) throw ipcOnWindows();
   request.stdio = stdio;
   request.ipc = ipc;
   request.serialization = optional(options.serialization, "json", (v) => {
@@ -102,8 +102,8 @@ export function normalizeSpawnRequest(file, args, options, { platform = process.
  * its arguments execArgv + modulePath + args, and stdio gains an "ipc" entry.
  * @param {string|URL} modulePath
  */
-export function normalizeForkRequest(modulePath, args, options, { platform = process.platform } = {}) {
-  if (platform === "win32") throw ipcOnWindows();
+export function normalizeForkRequest(modulePath, args, options, { platform = process.platform, ipcAvailable = platform !== "win32" } = {}) {
+  if (!ipcAvailable) throw ipcOnWindows();
   if (modulePath instanceof URL) modulePath = fileURLToPath(modulePath);
   else if (Buffer.isBuffer(modulePath)) modulePath = modulePath.toString();
   checkString("modulePath", modulePath);
@@ -124,11 +124,12 @@ export function normalizeForkRequest(modulePath, args, options, { platform = pro
   if (typeof stdio === "string") stdio = [...normalizeStdio(stdio).stdio, "ipc"];
   else if (!Array.isArray(stdio)) stdio = options.silent ? ["pipe", "pipe", "pipe", "ipc"] : ["inherit", "inherit", "inherit", "ipc"];
   else if (!stdio.includes("ipc")) throw ipcRequired();
-  return normalizeSpawnRequest(execPath, [...execArgv, modulePath, ...args], { ...options, shell: false, stdio }, { platform });
+  return normalizeSpawnRequest(execPath, [...execArgv, modulePath, ...args], { ...options, shell: false, stdio }, { platform, ipcAvailable });
 }
 
 // Node's channel on Windows is a named pipe with a protocol of its own; the Windows
-// helper does not provide it (README, "Supported platforms").
+// helper does not provide it (README, "Supported platforms"). Inline mode on Windows
+// has it: child_process does the work there (ipcAvailable).
 function ipcOnWindows() {
   const error = new TypeError("fork() and the \"ipc\" stdio entry are not supported by the Windows helper (no IPC channel on Windows yet)");
   error.code = "ERR_FEATURE_UNAVAILABLE_ON_PLATFORM";

@@ -39,6 +39,10 @@ test("fork and an ipc stdio entry throw a TypeError for a Windows helper", () =>
   assert.throws(() => normalizeSpawnRequest("node", [], { stdio: ["pipe", "pipe", "pipe", "ipc"] }, win32), { name: "TypeError" });
 });
 
+test("inline mode on Windows keeps fork: child_process provides the channel there", () => {
+  assert.doesNotThrow(() => normalizeForkRequest("child.js", [], {}, { ...win32, ipcAvailable: true }));
+});
+
 test("helperPlatform is checked: a known platform, and helper mode only", () => {
   assert.throws(() => new ProcessHost({ helperPlatform: "darwin" }), { name: "TypeError", message: /helperPlatform/ });
   assert.throws(() => new ProcessHost({ mode: "inline", helperPlatform: process.platform === "win32" ? "linux" : "win32" }), { name: "TypeError" });
