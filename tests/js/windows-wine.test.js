@@ -5,7 +5,7 @@
 // wine; CI runs this file in its own step (bash scripts/test-windows).
 import { strict as assert } from "node:assert";
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -88,6 +88,18 @@ describe("Windows helper under wine", { skip, timeout: 120_000 }, () => {
   test("cwd", async () => {
     const { stdout } = await run(["cwd"], { cwd: winPath(scratch) });
     assert.equal(stdout.trim().toLowerCase(), winPath(scratch).toLowerCase());
+  });
+
+  test("a program and a cwd whose paths hold spaces and non-ASCII letters", async () => {
+    const dir = join(scratch, "dïr ☃ x");
+    mkdirSync(dir);
+    copyFileSync(fixtureExe, join(dir, "fix ture.exe"));
+    const program = winPath(join(dir, "fix ture.exe"));
+    const { stdout } = await host.execFile(program, ["argv", "ok"], { env, cwd: winPath(dir) });
+    const got = JSON.parse(stdout);
+    assert.deepEqual(got.argv, ["ok"]);
+    assert.equal(got.cmdline, `"${program}" argv ok`);
+    assert.equal((await host.execFile(program, ["cwd"], { env, cwd: winPath(dir) })).stdout.trim().toLowerCase(), winPath(dir).toLowerCase());
   });
 
   test("a missing cwd or program fails like Node: ENOENT, syscall spawn", async () => {
