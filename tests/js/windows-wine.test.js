@@ -4,7 +4,7 @@
 // Skips, saying why, when wine or the built .exe is absent: `npm test` does not need
 // wine; CI runs this file in its own step (bash scripts/test-windows).
 import { strict as assert } from "node:assert";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -260,5 +260,15 @@ describe("Windows helper under wine", { skip, timeout: 120_000 }, () => {
     assert.equal(existsSync(detached), true, "the detached child outlived the helper (the test can tell)");
     assert.equal(existsSync(inJob), false, "a child survived the helper's death");
     assert.equal(existsSync(grandchild), false, "a grandchild survived the helper's death");
+  });
+
+  test("when Node dies, the helper sees its stdin end and ends its children", async () => {
+    const marker = join(scratch, "after-node-died");
+    const node = spawn(process.execPath, [join(root, "tests/windows/node-exits.mjs"), wrapper, fixture, winPath(marker)],
+      { cwd: root, stdio: ["ignore", "pipe", "inherit"] });
+    const said = await readAll(node.stdout);
+    assert.equal(said, "started\n");
+    await new Promise((r) => setTimeout(r, 5000));
+    assert.equal(existsSync(marker), false, "the child outlived Node");
   });
 });
