@@ -3,7 +3,6 @@
 // mean; it reports up to its handler.
 #pragma once
 #include <asio/io_context.hpp>
-#include <asio/posix/stream_descriptor.hpp>
 
 #include <array>
 #include <deque>
@@ -14,6 +13,7 @@
 
 #include "frame_decoder.hpp"
 #include "messages.hpp"
+#include "os_io.hpp"
 
 namespace spawnhost {
 
@@ -65,8 +65,8 @@ class channel {
   };
   void enqueue(queued_frame frame);
 
-  asio::posix::stream_descriptor in_;
-  asio::posix::stream_descriptor out_;
+  helper_input in_;
+  helper_output out_;
   handler& handler_;
   frame_decoder decoder_;
   std::array<char, protocol::max_data_chunk> read_buffer_{};  // a whole data frame per read

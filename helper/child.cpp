@@ -1,10 +1,7 @@
 #include "child.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <asio/write.hpp>
-#include <cerrno>
 
 #include "write_whole.hpp"
 
@@ -16,7 +13,7 @@ child::child(asio::io_context& io, child_owner& owner, std::uint64_t id, launche
       owner_(owner),
       id_(id),
       pid_(process.pid),
-      exit_watch_(io, process.exit_handle.release()),
+      exit_watch_(io, process.pid, std::move(process.exit_handle)),
       timeout_(io),
       unlimited_credit_(!options.credit),
       detached_(options.detached),
@@ -47,7 +44,7 @@ void child::start() {
 }
 
 void child::watch_exit() {
-  exit_watch_.async_wait(asio::posix::descriptor_base::wait_read, [self = shared_from_this()](std::error_code ec) {
+  exit_watch_.async_wait([self = shared_from_this()](std::error_code ec) {
     if (ec == asio::error::operation_aborted) return;
     self->on_exit();
   });
@@ -55,8 +52,8 @@ void child::watch_exit() {
 
 void child::on_exit() {
   exit_status status;
-  if (const auto ec = reap_process(pid_, exit_watch_.native_handle(), status)) {
-    if (ec.value() == EINTR) return watch_exit();
+  if (const auto ec = exit_watch_.reap(status)) {
+    if (ec == std::errc::interrupted) return watch_exit();
     status.signal = 0;  // cannot happen for our own child; report an unknown end
   }
   exited_ = true;
@@ -93,7 +90,7 @@ void child::read_when_ready(std::uint32_t fd) {
     });
     return;
   }
-  s.pipe->async_wait(asio::posix::descriptor_base::wait_read, [self = shared_from_this(), fd](std::error_code ec) {
+  s.pipe->async_wait_readable([self = shared_from_this(), fd](std::error_code ec) {
     self->stream_of(fd).waiting = false;
     if (ec == asio::error::operation_aborted) return;
     if (ec) return self->close_now(fd);
@@ -115,17 +112,15 @@ child::read_result child::read_chunk(std::uint32_t fd) {
   char* payload = buffer.data() + encode::max_data_head;
   std::size_t want = protocol::max_data_chunk;
   if (!unlimited_credit_) want = static_cast<std::size_t>(std::min<std::uint64_t>(want, s.credit));
-  ssize_t n;
-  do n = ::read(s.pipe->native_handle(), payload, want);
-  while (n < 0 && errno == EINTR);
-  const int read_errno = errno;
-  if (n <= 0) owner_.return_buffer(std::move(buffer));
-  if (n < 0 && (read_errno == EAGAIN || read_errno == EWOULDBLOCK)) return read_result::would_block;
-  if (n <= 0) {  // EOF, or an error that ends this stream
+  const read_outcome got = s.pipe->read_now(payload, want);
+  if (got.would_block || got.bytes == 0) owner_.return_buffer(std::move(buffer));
+  if (got.would_block) return read_result::would_block;
+  if (got.bytes == 0) {  // EOF, or an error that ends this stream
     close_now(fd);
     return read_result::closed;
   }
-  std::size_t relay = static_cast<std::size_t>(n);
+  const std::size_t n = got.bytes;
+  std::size_t relay = n;
   const bool over = fd != 3 && max_buffer_ && s.total + relay > *max_buffer_;
   if (over) relay = static_cast<std::size_t>(*max_buffer_ - s.total);  // Node keeps exactly maxBuffer bytes
   s.total += relay;
@@ -163,7 +158,7 @@ void child::close_now(std::uint32_t fd) {
 void child::close_stream(std::uint32_t fd) {
   if (fd == 3) {
     channel_writer_.closing = true;  // after queued sends; close_writer calls close_now(3)
-    if (!channel_writer_.writing) close_writer(sink::channel);
+    if (!channel_writer_.writing) close_writer(sink::to_channel);
     return;
   }
   close_now(fd);
@@ -181,14 +176,14 @@ void child::add_credit(std::uint32_t fd, std::uint64_t bytes) {
   read_when_ready(fd);
 }
 
-asio::posix::stream_descriptor* child::descriptor_of(sink s) {
-  auto& d = s == sink::stdin ? input_ : stream_of(3).pipe;
+child_pipe* child::descriptor_of(sink s) {
+  auto& d = s == sink::to_stdin ? input_ : stream_of(3).pipe;
   return d ? &*d : nullptr;
 }
 
-void child::write(std::string bytes) { queue_write(sink::stdin, std::move(bytes)); }
+void child::write(std::string bytes) { queue_write(sink::to_stdin, std::move(bytes)); }
 
-void child::send(std::string bytes) { queue_write(sink::channel, std::move(bytes)); }
+void child::send(std::string bytes) { queue_write(sink::to_channel, std::move(bytes)); }
 
 void child::queue_write(sink s, std::string bytes) {
   writer& w = writer_of(s);
@@ -199,7 +194,7 @@ void child::queue_write(sink s, std::string bytes) {
 
 void child::write_next(sink s) {
   writer& w = writer_of(s);
-  asio::posix::stream_descriptor* d = descriptor_of(s);
+  child_pipe* d = descriptor_of(s);
   if (!d) return;
   if (w.pending.empty()) {
     w.writing = false;
@@ -211,33 +206,33 @@ void child::write_next(sink s) {
     if (ec == asio::error::operation_aborted) return;
     writer& w = self->writer_of(s);
     if (ec) {
-      const char* code = errno_name(ec.value());
-      self->owner_.send(s == sink::stdin ? encode::stdin_error(self->id_, code) : encode::send_error(self->id_, code));
+      const char* code = error_name(ec);
+      self->owner_.send(s == sink::to_stdin ? encode::stdin_error(self->id_, code) : encode::send_error(self->id_, code));
       w.pending.clear();
       w.writing = false;
       w.closing = true;
-      if (s == sink::stdin) self->close_writer(s);  // the channel ends when its reading side does
+      if (s == sink::to_stdin) self->close_writer(s);  // the channel ends when its reading side does
       return;
     }
     w.pending.pop_front();
-    self->owner_.send(s == sink::stdin ? encode::written(self->id_, n) : encode::sent(self->id_, n));
+    self->owner_.send(s == sink::to_stdin ? encode::written(self->id_, n) : encode::sent(self->id_, n));
     self->write_next(s);
   });
 }
 
 void child::end_input() {
   stdin_writer_.closing = true;
-  if (!stdin_writer_.writing) close_writer(sink::stdin);
+  if (!stdin_writer_.writing) close_writer(sink::to_stdin);
 }
 
 void child::close_writer(sink s) {
-  if (s == sink::stdin) input_.reset();
+  if (s == sink::to_stdin) input_.reset();
   else close_now(3);
 }
 
 std::error_code child::kill(int signal) {
   if (exited_) return {};
-  return signal_process(pid_, exit_watch_.native_handle(), signal);
+  return exit_watch_.signal(signal);
 }
 
 void child::stop_watching() {

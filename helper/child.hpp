@@ -2,7 +2,6 @@
 // Events go up to its owner (the session) as frames; it never calls the channel itself.
 #pragma once
 #include <asio/io_context.hpp>
-#include <asio/posix/stream_descriptor.hpp>
 #include <asio/steady_timer.hpp>
 
 #include <cstdint>
@@ -13,6 +12,7 @@
 #include <string>
 
 #include "messages.hpp"
+#include "os_io.hpp"
 #include "process.hpp"
 
 namespace spawnhost {
@@ -60,7 +60,7 @@ class child : public std::enable_shared_from_this<child> {
  private:
   // Something the child writes: stdout (fd 1), stderr (2) or the IPC channel (3).
   struct stream {
-    std::optional<asio::posix::stream_descriptor> pipe;
+    std::optional<child_pipe> pipe;
     std::uint64_t credit = 0;
     std::uint64_t total = 0;
     bool waiting = false;  // a readiness wait or an output-room wait is pending
@@ -71,7 +71,7 @@ class child : public std::enable_shared_from_this<child> {
     bool writing = false;
     bool closing = false;  // close once pending bytes are written
   };
-  enum class sink { stdin, channel };
+  enum class sink { to_stdin, to_channel };
 
   void watch_exit();
   void on_exit();
@@ -86,8 +86,8 @@ class child : public std::enable_shared_from_this<child> {
   read_result read_chunk(std::uint32_t fd);  // one read of stream fd, relayed
   void close_now(std::uint32_t fd);
   void stop_relaying();  // execFile semantics after a timeout or max_buffer kill
-  writer& writer_of(sink s) { return s == sink::stdin ? stdin_writer_ : channel_writer_; }
-  asio::posix::stream_descriptor* descriptor_of(sink s);
+  writer& writer_of(sink s) { return s == sink::to_stdin ? stdin_writer_ : channel_writer_; }
+  child_pipe* descriptor_of(sink s);
   void queue_write(sink s, std::string bytes);
   void write_next(sink s);
   void close_writer(sink s);
@@ -97,8 +97,8 @@ class child : public std::enable_shared_from_this<child> {
   child_owner& owner_;
   const std::uint64_t id_;
   const int pid_;
-  asio::posix::stream_descriptor exit_watch_;
-  std::optional<asio::posix::stream_descriptor> input_;
+  exit_watch exit_watch_;
+  std::optional<child_pipe> input_;
   stream streams_[3];
   asio::steady_timer timeout_;
   writer stdin_writer_;

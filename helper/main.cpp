@@ -4,7 +4,6 @@
 //   spawnhost-helper [--launch-threads N] [--grace-ms MS] [--inherit-fds A,B,C]
 //   spawnhost-helper --version
 #include <asio/io_context.hpp>
-#include <asio/signal_set.hpp>
 
 #include <charconv>
 #include <cstdio>
@@ -13,6 +12,7 @@
 #include <thread>
 
 #include "launch_pool.hpp"
+#include "os_io.hpp"
 #include "process.hpp"
 #include "session.hpp"
 
@@ -81,10 +81,8 @@ int main(int argc, char** argv) {
   spawnhost::session session(io, pool, config, 0, 1);
 
   // SIGTERM (also our parent-death signal) ends children the orderly way.
-  asio::signal_set signals(io, SIGTERM, SIGHUP);
-  signals.async_wait([&](std::error_code ec, int) {
-    if (!ec) session.begin_shutdown(config.grace);
-  });
+  spawnhost::termination_signals signals(io);
+  signals.async_wait([&] { session.begin_shutdown(config.grace); });
   session.start();
   io.run();
   return 0;

@@ -94,6 +94,9 @@ std::optional<failure> read_options(const msgpack::object& o, spawn_options& opt
     } else if (key == opt::ipc) {
       ok = v.type == msgpack::type::BOOLEAN;
       if (ok) opts.ipc = v.via.boolean;
+    } else if (key == opt::windows_hide || key == opt::windows_verbatim_arguments) {
+      ok = v.type == msgpack::type::BOOLEAN;
+      if (ok) (key == opt::windows_hide ? opts.windows_hide : opts.windows_verbatim_arguments) = v.via.boolean;
     } else if (key == opt::timeout_ms) ok = as_uint(v, opts.timeout_ms);
     else if (key == opt::kill_signal) ok = as_str(v, opts.kill_signal);
     else if (key == opt::max_buffer) ok = as_uint(v, opts.max_buffer.emplace());

@@ -29,6 +29,8 @@ struct spawn_options {
   bool ipc = false;  // a socketpair as the child's fd 3 (Node's NODE_CHANNEL_FD)
   std::optional<std::uint32_t> uid;
   std::optional<std::uint32_t> gid;
+  bool windows_hide = false;                // Windows only, as in child_process
+  bool windows_verbatim_arguments = false;  // Windows only: no quoting of the command line
 };
 
 struct spawn_request {

@@ -1,6 +1,7 @@
 // The operating-system side of a child: create, signal, reap. One implementation per
-// platform (process_posix.cpp; a Windows twin later), chosen by CMake, so the logic
-// files above it contain no #ifdefs.
+// platform (process_posix.cpp, process_windows.cpp), chosen by CMake, so the logic
+// files above it contain no #ifdefs. os_handle.hpp comes from helper/posix or
+// helper/windows: a descriptor or a HANDLE.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -9,7 +10,7 @@
 #include <system_error>
 
 #include "messages.hpp"
-#include "unique_fd.hpp"
+#include "os_handle.hpp"
 
 namespace spawnhost {
 
@@ -17,9 +18,9 @@ struct launched_process {
   std::error_code error;     // set when the process could not be created
   const char* stage = "";    // the step that failed: pipe, chdir, setgid, setuid, exec, pidfd
   int pid = -1;
-  unique_fd exit_handle;     // becomes readable when the process exits (a pidfd on Linux)
-  unique_fd stdio[3];        // our ends of piped stdio (stdin: write end), else invalid
-  unique_fd channel;         // our end of the IPC socketpair, when asked for
+  os_handle exit_handle;     // signalled when the process exits (a pidfd; on Windows the process handle)
+  os_handle stdio[3];        // our ends of piped stdio (stdin: write end), else invalid
+  os_handle channel;         // our end of the IPC socketpair, when asked for
   std::uint64_t create_us = 0;  // time inside the OS call that created the process
 };
 
@@ -39,10 +40,20 @@ struct exit_status {
 };
 
 // Collects the exit status of a process whose exit handle is readable.
-std::error_code reap_process(int pid, int exit_handle, exit_status& out) noexcept;
+std::error_code reap_process(int pid, native_handle exit_handle, exit_status& out) noexcept;
 
 // Sends `signal` to the process (through its pidfd: no race with PID reuse).
-std::error_code signal_process(int pid, int exit_handle, int signal) noexcept;
+std::error_code signal_process(int pid, native_handle exit_handle, int signal) noexcept;
+
+// SIGKILL's number, which Node uses on every platform (9), for the end of a grace period.
+inline constexpr int sigkill_number = 9;
+
+// What one non-blocking read of a child's pipe got: bytes, or nothing yet, or (both
+// zero) the end of the stream.
+struct read_outcome {
+  std::size_t bytes = 0;
+  bool would_block = false;
+};
 
 // Signal names as Node spells them ("SIGTERM"); nullopt when unknown here.
 std::optional<int> signal_number(std::string_view name) noexcept;
@@ -50,6 +61,11 @@ std::optional<std::string_view> signal_name(int signal) noexcept;
 
 // "ENOENT" for ENOENT; "UNKNOWN" when the platform has no name for it.
 const char* errno_name(int error) noexcept;
+// The same for any error the platform reports (on Windows also Win32 error codes,
+// named as libuv maps them).
+const char* error_name(const std::error_code& error) noexcept;
+
+std::uint64_t current_process_id() noexcept;
 
 // One-time process setup of the helper itself: own process group, SIGPIPE ignored,
 // descriptor limit raised, inherited descriptors marked close-on-exec, parent-death

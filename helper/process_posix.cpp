@@ -401,6 +401,10 @@ const char* errno_name(int error) noexcept {
   return name ? name : "UNKNOWN";
 }
 
+const char* error_name(const std::error_code& error) noexcept { return errno_name(error.value()); }
+
+std::uint64_t current_process_id() noexcept { return static_cast<std::uint64_t>(getpid()); }
+
 int prepare_helper_process() noexcept {
   // Our own process group: a child signalling its group (kill(0, sig)) or a terminal's
   // Ctrl-C must not take the helper down. Node notices our end through the pipes.

@@ -85,6 +85,8 @@ inline constexpr const char* credit = "credit";
 inline constexpr const char* ipc = "ipc";
 inline constexpr const char* uid = "uid";
 inline constexpr const char* gid = "gid";
+inline constexpr const char* windows_hide = "windows_hide";
+inline constexpr const char* windows_verbatim_arguments = "windows_verbatim_arguments";
 }  // namespace option
 
 }  // namespace spawnhost::protocol

@@ -1,9 +1,6 @@
 #include "session.hpp"
 
-#include <unistd.h>
-
 #include <asio/post.hpp>
-#include <csignal>
 
 #include "remove_tree.hpp"
 
@@ -32,7 +29,7 @@ session::session(asio::io_context& io, launch_pool& pool, session_config config,
       grace_timer_(io) {}
 
 void session::start() {
-  channel_.send(encode::hello(config_.version, static_cast<std::uint64_t>(getpid())));
+  channel_.send(encode::hello(config_.version, current_process_id()));
   channel_.start_reading();
 }
 
@@ -91,7 +88,7 @@ void session::on_launched(const std::shared_ptr<pending_launch>& p, launched_pro
   const std::uint64_t id = p->request.id;
   launching_.erase(id);
   if (result.error) {
-    channel_.send(encode::spawn_error(id, errno_name(result.error.value()), result.stage));
+    channel_.send(encode::spawn_error(id, error_name(result.error), result.stage));
     return maybe_finish();
   }
   const std::uint64_t pid = static_cast<std::uint64_t>(result.pid), create_us = result.create_us;
@@ -165,7 +162,7 @@ void session::handle(remove_tree_request&& r) {
     asio::post(io_, [this, id, result] {
       --removals_in_flight_;
       if (result.error) {
-        channel_.send(encode::removed(id, errno_name(result.error.value()), result.syscall));
+        channel_.send(encode::removed(id, error_name(result.error), result.syscall));
       } else {
         channel_.send(encode::removed(id, std::nullopt, std::nullopt));
       }
@@ -209,7 +206,7 @@ void session::begin_shutdown(std::chrono::milliseconds grace) {
   grace_timer_.expires_after(grace);
   grace_timer_.async_wait([this](std::error_code ec) {
     if (ec) return;
-    for (auto& [id, c] : children_) c->kill(SIGKILL);
+    for (auto& [id, c] : children_) c->kill(sigkill_number);
   });
   maybe_finish();
 }

@@ -41,6 +41,13 @@ export interface ProcessHostOptions {
    * with a HelperNotFoundError.
    */
   fallback?: "inline" | "error";
+  /**
+   * The platform the helper runs on, when it is not this process's: "win32" for the
+   * Windows helper run through wine from Linux (its test suite). Shell commands
+   * (cmd.exe /d /s /c), the default cwd (the helper's own) and fork (unsupported on
+   * Windows) follow it. Helper mode only. Default: process.platform.
+   */
+  helperPlatform?: "linux" | "win32";
 }
 
 /** Options shared by execFile, exec and spawn. */

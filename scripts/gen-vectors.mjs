@@ -40,6 +40,7 @@ const valid = [
     cwd: "/tmp", env: ["A=1", "B=x=y"], argv0: "echo0", stdio: [0, 0, 1], detached: false,
     timeout_ms: 1000, kill_signal: "SIGKILL", max_buffer: 1048576, credit: 65536, uid: 0, gid: 0,
   }]],
+  ["spawn with the Windows options", [16, 4, "cmd.exe", ["/c", "echo hi"], { windows_hide: true, windows_verbatim_arguments: true }]],
   ["write", [17, 2, bin("00ff10")]],
   ["end", [18, 2]],
   ["kill", [19, 2, "SIGINT"]],

@@ -110,12 +110,14 @@ export class HelperLaunch {
     const r = this.#request;
     const options = {
       // The helper's own cwd is where Node was when the helper started; a call
-      // without cwd means Node's cwd now.
-      cwd: r.cwd ?? process.cwd(),
+      // without cwd means Node's cwd now (a helper of another platform, run through
+      // wine, cannot use Node's path: it keeps its own).
+      cwd: r.cwd ?? (r.platform === process.platform ? process.cwd() : undefined),
       // As child_process does, the child learns of its channel from the environment.
       env: r.ipc ? [...r.envPairs, "NODE_CHANNEL_FD=3", `NODE_CHANNEL_SERIALIZATION_MODE=${r.serialization}`] : r.envPairs,
       stdio: r.stdio.map((kind) => STDIO_KIND[kind]),
     };
+    if (options.cwd === undefined) delete options.cwd;
     if (r.spawnargs[0] !== r.spawnfile) options.argv0 = r.spawnargs[0];
     if (r.detached) options.detached = true;
     if (r.timeout > 0) options.timeout_ms = r.timeout;
@@ -125,6 +127,8 @@ export class HelperLaunch {
     if (r.ipc) options.ipc = true;
     if (r.uid !== undefined) options.uid = r.uid;
     if (r.gid !== undefined) options.gid = r.gid;
+    if (r.windowsHide) options.windows_hide = true;
+    if (r.windowsVerbatimArguments) options.windows_verbatim_arguments = true;
     return options;
   }
 

@@ -16,6 +16,7 @@ import { HostShutdownError, invalidOption } from "./errors.js";
 export class ProcessHost {
   #backend;
   #mode;
+  #platform;
   #closed = false;
 
   /**
@@ -31,10 +32,13 @@ export class ProcessHost {
    * @param {"inline"|"error"} [options.fallback] when no helper is found for this platform (and
    *   none was named by helperPath or SPAWNHOST_HELPER_PATH): "inline" (default) runs inline
    *   and warns once per process; "error" makes every call reject with a HelperNotFoundError
+   * @param {"linux"|"win32"} [options.helperPlatform] the platform the helper runs on, when it
+   *   is not this process's: "win32" for the Windows helper run through wine from Linux
+   *   (its tests do this). Shell commands, the default cwd and fork follow that platform.
    */
   constructor(options = {}) {
     if (options === null || typeof options !== "object") throw invalidOption("options", options, "an object");
-    const { mode = "helper", maxLaunchThreads, onLaunch, onUnhandledChildError = warnUnhandledChildError, restart = true, helperPath, fallback = "inline", killGraceMs = 5000 } = options;
+    const { mode = "helper", maxLaunchThreads, onLaunch, onUnhandledChildError = warnUnhandledChildError, restart = true, helperPath, fallback = "inline", killGraceMs = 5000, helperPlatform = process.platform } = options;
     if (mode !== "helper" && mode !== "inline") throw invalidOption("mode", mode, "\"helper\" or \"inline\"", "ERR_INVALID_ARG_VALUE");
     if (maxLaunchThreads !== undefined && !(Number.isInteger(maxLaunchThreads) && maxLaunchThreads >= 1 && maxLaunchThreads <= 1024)) {
       throw invalidOption("maxLaunchThreads", maxLaunchThreads, "an integer from 1 to 1024", "ERR_OUT_OF_RANGE");
@@ -50,7 +54,12 @@ export class ProcessHost {
       throw invalidOption("helperPath", helperPath, "a non-empty path string");
     }
     if (fallback !== "inline" && fallback !== "error") throw invalidOption("fallback", fallback, "\"inline\" or \"error\"", "ERR_INVALID_ARG_VALUE");
+    if (helperPlatform !== process.platform && (mode !== "helper" || !["linux", "win32"].includes(helperPlatform))) {
+      throw invalidOption("helperPlatform", helperPlatform, "\"linux\" or \"win32\", in helper mode");
+    }
     this.#mode = mode === "helper" && fallback === "inline" && shouldFallBackToInline(helperPath) ? "inline" : mode;
+    // Inline mode has child_process's IPC on every platform; the Windows helper has none.
+    this.#platform = { platform: helperPlatform, ipcAvailable: this.#mode === "inline" || helperPlatform !== "win32" };
     const hooks = { onLaunch, onUnhandledChildError };
     this.#backend = this.#mode === "inline"
       ? new InlineBackend(hooks)
@@ -69,7 +78,7 @@ export class ProcessHost {
   async execFile(file, args, options) {
     this.#checkOpen();
     const split = splitArguments(args, options);
-    const request = normalizeExecRequest(file, split.args, split.options);
+    const request = normalizeExecRequest(file, split.args, split.options, this.#platform);
     this.#checkSupported(request);
     return runToCompletion(this.#backend, request);
   }
@@ -80,7 +89,7 @@ export class ProcessHost {
    */
   async exec(command, options) {
     this.#checkOpen();
-    const request = normalizeExecRequest(command, [], options ?? {}, { viaExec: true });
+    const request = normalizeExecRequest(command, [], options ?? {}, { viaExec: true, ...this.#platform });
     this.#checkSupported(request);
     return runToCompletion(this.#backend, request);
   }
@@ -93,7 +102,7 @@ export class ProcessHost {
   async spawn(file, args, options) {
     this.#checkOpen();
     const split = splitArguments(args, options);
-    return this.#launch(normalizeSpawnRequest(file, split.args, split.options));
+    return this.#launch(normalizeSpawnRequest(file, split.args, split.options, this.#platform));
   }
 
   /**
@@ -107,7 +116,7 @@ export class ProcessHost {
   async fork(modulePath, args, options) {
     this.#checkOpen();
     const split = splitArguments(args, options);
-    return this.#launch(normalizeForkRequest(modulePath, split.args, split.options));
+    return this.#launch(normalizeForkRequest(modulePath, split.args, split.options, this.#platform));
   }
 
   async #launch(request) {

@@ -48,15 +48,16 @@ export function splitArguments(args, options) {
  * @param {string} file
  * @param {string[]} args
  * @param {object} options
- * @param {{ viaExec?: boolean }} [how] viaExec: `file` is exec's command string
+ * @param {{ viaExec?: boolean, platform?: string }} [how] viaExec: `file` is exec's command
+ *   string; platform: the helper's (shell rules), default this process's
  */
-export function normalizeExecRequest(file, args, options, { viaExec = false } = {}) {
+export function normalizeExecRequest(file, args, options, { viaExec = false, platform = process.platform } = {}) {
   checkObject("options", options);
   if (viaExec) {
     checkString("command", file);
     options = { ...options, shell: typeof options.shell === "string" ? options.shell : true };
   }
-  const request = normalizeCommon("exec", file, args, options);
+  const request = normalizeCommon("exec", file, args, options, platform);
   request.cmd = viaExec ? file : [file, ...args].join(" ");
   request.maxBuffer = optional(options.maxBuffer, DEFAULT_MAX_BUFFER, (v) => {
     if (typeof v !== "number" || Number.isNaN(v) || v < 0) throw invalidOption("maxBuffer", v, "a non-negative number");
@@ -82,10 +83,11 @@ export function normalizeExecRequest(file, args, options, { viaExec = false } = 
  * Normalizes a spawn call. `request.stdio` is always fds 0-2; `request.ipc` says
  * whether fd 3 is an IPC channel, with `request.serialization`.
  */
-export function normalizeSpawnRequest(file, args, options) {
+export function normalizeSpawnRequest(file, args, options, { platform = process.platform, ipcAvailable = platform !== "win32" } = {}) {
   checkObject("options", options);
-  const request = normalizeCommon("spawn", file, args, options);
+  const request = normalizeCommon("spawn", file, args, options, platform);
   const { stdio, ipc } = normalizeStdio(options.stdio);
+  if (ipc && !ipcAvailable) throw ipcOnWindows();
   request.stdio = stdio;
   request.ipc = ipc;
   request.serialization = optional(options.serialization, "json", (v) => {
@@ -100,7 +102,8 @@ export function normalizeSpawnRequest(file, args, options) {
  * its arguments execArgv + modulePath + args, and stdio gains an "ipc" entry.
  * @param {string|URL} modulePath
  */
-export function normalizeForkRequest(modulePath, args, options) {
+export function normalizeForkRequest(modulePath, args, options, { platform = process.platform, ipcAvailable = platform !== "win32" } = {}) {
+  if (!ipcAvailable) throw ipcOnWindows();
   if (modulePath instanceof URL) modulePath = fileURLToPath(modulePath);
   else if (Buffer.isBuffer(modulePath)) modulePath = modulePath.toString();
   checkString("modulePath", modulePath);
@@ -121,10 +124,19 @@ export function normalizeForkRequest(modulePath, args, options) {
   if (typeof stdio === "string") stdio = [...normalizeStdio(stdio).stdio, "ipc"];
   else if (!Array.isArray(stdio)) stdio = options.silent ? ["pipe", "pipe", "pipe", "ipc"] : ["inherit", "inherit", "inherit", "ipc"];
   else if (!stdio.includes("ipc")) throw ipcRequired();
-  return normalizeSpawnRequest(execPath, [...execArgv, modulePath, ...args], { ...options, shell: false, stdio });
+  return normalizeSpawnRequest(execPath, [...execArgv, modulePath, ...args], { ...options, shell: false, stdio }, { platform, ipcAvailable });
 }
 
-function normalizeCommon(kind, file, args, options) {
+// Node's channel on Windows is a named pipe with a protocol of its own; the Windows
+// helper does not provide it (README, "Supported platforms"). Inline mode on Windows
+// has it: child_process does the work there (ipcAvailable).
+function ipcOnWindows() {
+  const error = new TypeError("fork() and the \"ipc\" stdio entry are not supported by the Windows helper (no IPC channel on Windows yet)");
+  error.code = "ERR_FEATURE_UNAVAILABLE_ON_PLATFORM";
+  return error;
+}
+
+function normalizeCommon(kind, file, args, options, platform) {
   checkString("file", file);
   if (file.length === 0) throw invalidOption("file", file, "a non-empty string", "ERR_INVALID_ARG_VALUE");
   if (!Array.isArray(args)) throw invalidOption("args", args, "an array of strings", "ERR_INVALID_ARG_VALUE");
@@ -139,10 +151,23 @@ function normalizeCommon(kind, file, args, options) {
 
   let spawnfile = file;
   let spawnargs = args.slice();
+  let windowsVerbatimArguments = optional(options.windowsVerbatimArguments, false, (v) => checkBoolean("windowsVerbatimArguments", v));
   if (shell) {
     const command = [file, ...args].join(" ");
-    spawnfile = typeof shell === "string" ? shell : "/bin/sh";
-    spawnargs = ["-c", command];
+    if (platform === "win32") {
+      // child_process on Windows: %ComSpec% or cmd.exe; for cmd, `/d /s /c "command"`
+      // passed verbatim, so cmd sees the command exactly as written.
+      spawnfile = typeof shell === "string" ? shell : (process.platform === "win32" && process.env.comspec) || "cmd.exe";
+      if (/^(?:.*\\)?cmd(?:\.exe)?$/i.test(spawnfile)) {
+        spawnargs = ["/d", "/s", "/c", `"${command}"`];
+        windowsVerbatimArguments = true;
+      } else {
+        spawnargs = ["-c", command];
+      }
+    } else {
+      spawnfile = typeof shell === "string" ? shell : "/bin/sh";
+      spawnargs = ["-c", command];
+    }
   }
   spawnargs.unshift(argv0 ?? spawnfile);
 
@@ -170,7 +195,8 @@ function normalizeCommon(kind, file, args, options) {
     gid: optional(options.gid, undefined, (v) => checkId("gid", v)),
     detached: optional(options.detached, false, (v) => checkBoolean("detached", v)),
     windowsHide: optional(options.windowsHide, false, (v) => checkBoolean("windowsHide", v)),
-    windowsVerbatimArguments: optional(options.windowsVerbatimArguments, false, (v) => checkBoolean("windowsVerbatimArguments", v)),
+    windowsVerbatimArguments,
+    platform,
   };
 }
 

@@ -9,14 +9,20 @@ import { accessSync, constants as fsConstants, readFileSync, statSync } from "no
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 
-/** Platform packages by `${process.platform}-${process.arch}`. win32-x64 comes later. */
+/** Platform packages by `${process.platform}-${process.arch}`. */
 export const PLATFORM_PACKAGES = Object.freeze({
   "linux-x64": "@spawnhost/linux-x64",
   "linux-arm64": "@spawnhost/linux-arm64",
+  "win32-x64": "@spawnhost/win32-x64",
 });
 
 /** Where a platform package keeps its helper, relative to its package.json. */
 export const HELPER_IN_PACKAGE = "bin/spawnhost-helper";
+
+/** The helper's place in the package for `platform`: Windows needs the .exe name. */
+export function helperInPackage(platform = process.platform) {
+  return platform === "win32" ? `${HELPER_IN_PACKAGE}.exe` : HELPER_IN_PACKAGE;
+}
 
 const OWN_VERSION = createRequire(import.meta.url)("../package.json").version;
 
@@ -60,7 +66,7 @@ export function findPlatformHelper({
   if (manifestPath === undefined) return { installed: false, problem: notInstalled(name, key, resolve, version) };
 
   const packageDir = dirname(manifestPath);
-  const helper = join(packageDir, HELPER_IN_PACKAGE);
+  const helper = join(packageDir, helperInPackage(platform));
   const found = readVersion(manifestPath);
   if (found !== version) {
     return {

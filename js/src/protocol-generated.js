@@ -12,6 +12,6 @@ export const FIELD_TYPES = Object.freeze({ hello: ["uint","str","uint"], spawned
 export const FIELD_VALUES = Object.freeze({ data: {"fd":[1,2,3]}, eof: {"fd":[1,2,3]}, credit: {"fd":[1,2,3]}, close_output: {"fd":[1,2,3]} });
 /** Which side receives each message. */
 export const DIRECTION = Object.freeze({ hello: "to_node", spawned: "to_node", spawn_error: "to_node", data: "to_node", eof: "to_node", exit: "to_node", written: "to_node", stdin_error: "to_node", error: "to_node", removed: "to_node", sent: "to_node", send_error: "to_node", spawn: "to_helper", write: "to_helper", end: "to_helper", kill: "to_helper", credit: "to_helper", shutdown: "to_helper", remove_tree: "to_helper", close_output: "to_helper", send: "to_helper" });
-export const SPAWN_OPTION_TYPES = Object.freeze({ cwd: "str", env: "str[]", argv0: "str", stdio: "uint[]", detached: "bool", timeout_ms: "uint", kill_signal: "str", max_buffer: "uint", credit: "uint", ipc: "bool", uid: "uint", gid: "uint" });
+export const SPAWN_OPTION_TYPES = Object.freeze({ cwd: "str", env: "str[]", argv0: "str", stdio: "uint[]", detached: "bool", timeout_ms: "uint", kill_signal: "str", max_buffer: "uint", credit: "uint", ipc: "bool", uid: "uint", gid: "uint", windows_hide: "bool", windows_verbatim_arguments: "bool" });
 export const STDIO_KIND = Object.freeze({ pipe: 0, ignore: 1, inherit: 2 });
 export const EXIT_FLAG = Object.freeze({ timed_out: 1, max_buffer_stdout: 2, max_buffer_stderr: 4 });

@@ -134,6 +134,21 @@ TEST(Decoder, SpawnOptionsReachTheRequest) {
   EXPECT_EQ(s.options.timeout_ms, 250u);
 }
 
+TEST(Decoder, WindowsOptionsReachTheRequest) {
+  msgpack::sbuffer buf;
+  msgpack::packer<msgpack::sbuffer> pk(buf);
+  pk.pack_array(5);
+  pk.pack(16), pk.pack(4), pk.pack(std::string("cmd.exe")), pk.pack(std::vector<std::string>{});
+  pk.pack_map(2);
+  pk.pack(std::string("windows_hide")), pk.pack(true);
+  pk.pack(std::string("windows_verbatim_arguments")), pk.pack(true);
+  const decoded_request r = decode_request({buf.data(), buf.size()});
+  ASSERT_EQ(r.error, decode_error::none) << r.detail;
+  const auto& s = std::get<spawn_request>(r.value);
+  EXPECT_TRUE(s.options.windows_hide);
+  EXPECT_TRUE(s.options.windows_verbatim_arguments);
+}
+
 TEST(Decoder, AnArrayHeaderThatLiesAboutItsSizeIsRejectedWithoutAllocating) {
   const std::string body = test::unhex("dd7fffffff10");  // array32 claiming 2^31-1 elements
   EXPECT_EQ(decode_request(body).error, decode_error::not_msgpack);

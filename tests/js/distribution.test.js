@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { PLATFORM_PACKAGES } from "../../js/src/platform-package.js";
+import { PLATFORM_PACKAGES, helperInPackage } from "../../js/src/platform-package.js";
 import { ProcessHost } from "spawnhost";
 
 const run = promisify(execFile);
@@ -48,7 +48,7 @@ describe("package manifests", () => {
       assert.equal(manifest.version, jsPackage.version);
       assert.deepEqual(manifest.os, [os]);
       assert.deepEqual(manifest.cpu, [cpu]);
-      assert.deepEqual(manifest.files, ["bin/spawnhost-helper", "README.md", "LICENSE"]);
+      assert.deepEqual(manifest.files, [helperInPackage(os), "README.md", "LICENSE"]);
       assert.equal(manifest.bin, undefined, "the helper must not land on anyone's PATH");
       assert.ok(existsSync(join(repo, `npm/${key}/LICENSE`)) && existsSync(join(repo, `npm/${key}/README.md`)));
     });
@@ -71,6 +71,16 @@ describe("package manifests", () => {
       assert.equal(entry.optional, true);
       assert.deepEqual([entry.os, entry.cpu], [[key.split("-")[0]], [key.split("-")[1]]]);
     }
+  });
+
+  test("the win32-x64 package ships bin/spawnhost-helper.exe and nothing else of ours", async () => {
+    const stage = tempDir("spawnhost-pack-win-");
+    cpSync(join(repo, "npm/win32-x64"), join(stage, "package"), { recursive: true });
+    mkdirSync(join(stage, "package/bin"));
+    writeFileSync(join(stage, "package/bin/spawnhost-helper.exe"), "MZ");
+    const { stdout } = await run("npm", ["pack", "--json", "--dry-run"], { cwd: join(stage, "package") });
+    const [{ files }] = JSON.parse(stdout);
+    assert.deepEqual(files.map((f) => f.path).sort(), ["LICENSE", "README.md", "bin/spawnhost-helper.exe", "package.json"]);
   });
 
   test("npm pack keeps the helper's executable bit", async () => {

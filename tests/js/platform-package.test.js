@@ -6,7 +6,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:f
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { findPlatformHelper, platformPackageName, PLATFORM_PACKAGES, HELPER_IN_PACKAGE } from "../../js/src/platform-package.js";
+import { findPlatformHelper, platformPackageName, PLATFORM_PACKAGES, helperInPackage } from "../../js/src/platform-package.js";
 
 const VERSION = createRequire(import.meta.url)("../../js/package.json").version;
 const roots = [];
@@ -26,8 +26,8 @@ function project(packages) {
     const [os, cpu] = key.split("-");
     writeFileSync(join(dir, "package.json"), JSON.stringify({ name: PLATFORM_PACKAGES[key], version, os: [os], cpu: [cpu] }));
     if (binary) {
-      writeFileSync(join(dir, HELPER_IN_PACKAGE), "#!/bin/sh\n");
-      chmodSync(join(dir, HELPER_IN_PACKAGE), mode);
+      writeFileSync(join(dir, helperInPackage(os)), "#!/bin/sh\n");
+      chmodSync(join(dir, helperInPackage(os)), mode);
     }
   }
   return createRequire(join(root, "index.js")).resolve;
@@ -47,6 +47,13 @@ describe("platform packages", () => {
     const resolve = project({ "linux-x64": {} });
     const found = findPlatformHelper({ ...linuxX64, resolve });
     assert.match(found.path, /node_modules\/@spawnhost\/linux-x64\/bin\/spawnhost-helper$/);
+  });
+
+  test("the win32-x64 package serves win32-x64 with its .exe, and only it", () => {
+    assert.equal(platformPackageName("win32", "x64"), "@spawnhost/win32-x64");
+    const resolve = project({ "win32-x64": {} });
+    assert.match(findPlatformHelper({ platform: "win32", arch: "x64", resolve }).path, /win32-x64\/bin\/spawnhost-helper\.exe$/);
+    assert.equal(findPlatformHelper({ ...linuxX64, resolve }).path, undefined);
   });
 
   test("the arm64 package serves linux-arm64, and only it", () => {

@@ -1,0 +1,77 @@
+// POSIX: the event-loop objects the logic files use (child.cpp, channel.cpp, main.cpp),
+// behind names shared with helper/windows/os_io.hpp. CMake puts one of the two
+// directories on the include path, so the logic files carry no #ifdef.
+#pragma once
+#include <unistd.h>
+
+#include <asio/io_context.hpp>
+#include <asio/posix/stream_descriptor.hpp>
+#include <asio/signal_set.hpp>
+#include <cerrno>
+#include <csignal>
+#include <utility>
+
+#include "process.hpp"
+
+namespace spawnhost {
+
+// Our end of one of a child's pipes (a socketpair here). Output is read on readiness,
+// straight into the session's shared buffer, so an idle child holds no buffer.
+class child_pipe : public asio::posix::stream_descriptor {
+ public:
+  using asio::posix::stream_descriptor::stream_descriptor;
+
+  template <class Handler>
+  void async_wait_readable(Handler&& handler) {
+    async_wait(wait_read, std::forward<Handler>(handler));
+  }
+
+  // One read that never blocks.
+  read_outcome read_now(char* data, std::size_t size) noexcept {
+    ssize_t n;
+    do n = ::read(native_handle(), data, size);
+    while (n < 0 && errno == EINTR);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return {0, true};
+    return {n > 0 ? static_cast<std::size_t>(n) : 0, false};  // 0: EOF, or an error that ends it
+  }
+};
+
+// Becomes ready when the child exits (a pidfd), then reaps it; signals through it.
+class exit_watch {
+ public:
+  exit_watch(asio::io_context& io, int pid, os_handle handle) : pid_(pid), handle_(io, handle.release()) {}
+
+  template <class Handler>
+  void async_wait(Handler&& handler) {
+    handle_.async_wait(asio::posix::descriptor_base::wait_read, std::forward<Handler>(handler));
+  }
+  std::error_code reap(exit_status& out) noexcept { return reap_process(pid_, handle_.native_handle(), out); }
+  std::error_code signal(int number) noexcept { return signal_process(pid_, handle_.native_handle(), number); }
+  void close() { handle_.close(); }
+
+ private:
+  int pid_;
+  asio::posix::stream_descriptor handle_;
+};
+
+// The helper's own stdin and stdout, the pipes to Node.
+using helper_input = asio::posix::stream_descriptor;
+using helper_output = asio::posix::stream_descriptor;
+
+// The requests to end that come from outside the protocol: SIGTERM (also our
+// parent-death signal) and SIGHUP.
+class termination_signals {
+ public:
+  explicit termination_signals(asio::io_context& io) : signals_(io, SIGTERM, SIGHUP) {}
+  template <class Handler>
+  void async_wait(Handler&& handler) {
+    signals_.async_wait([h = std::forward<Handler>(handler)](std::error_code ec, int) mutable {
+      if (!ec) h();
+    });
+  }
+
+ private:
+  asio::signal_set signals_;
+};
+
+}  // namespace spawnhost

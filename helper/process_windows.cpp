@@ -1,0 +1,277 @@
+// Windows process creation with CreateProcessW, as libuv does it for Node (see
+// windows/command_line.hpp for the strings), plus what libuv leaves out:
+// - only the child's own stdio handles are inherited (PROC_THREAD_ATTRIBUTE_HANDLE_LIST),
+//   so launches running at once on the pool never leak pipe ends into each other's
+//   children, which would hold their pipes open past their exit;
+// - the child starts suspended and runs only once it is in the helper's job object
+//   (JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE), so no grandchild can escape the job first.
+// Piped stdio are named pipes: our end overlapped (on the io_context's completion
+// port), the child's end synchronous and inheritable, as libuv makes them.
+#include <windows.h>
+#include <io.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <vector>
+
+#include "process.hpp"
+#include "windows/command_line.hpp"
+
+namespace spawnhost {
+namespace {
+
+using windows::widen;
+
+constexpr DWORD pipe_buffer_size = 64 * 1024;
+HANDLE helper_job = nullptr;  // created by prepare_helper_process, closed by our exit
+
+std::error_code win32_error(DWORD e = GetLastError()) { return {static_cast<int>(e), std::system_category()}; }
+
+launched_process fail(const char* stage, std::error_code error) {
+  launched_process out;
+  out.error = error;
+  out.stage = stage;
+  return out;
+}
+
+// One pipe between us and the child. `child_reads`: the child's stdin.
+std::error_code make_pipe(bool child_reads, os_handle& ours, os_handle& theirs) {
+  static std::atomic<unsigned> counter{0};
+  wchar_t name[80];
+  std::swprintf(name, 80, L"\\\\.\\pipe\\spawnhost-%lu-%u", GetCurrentProcessId(), counter++);
+  const DWORD our_access = (child_reads ? PIPE_ACCESS_OUTBOUND : PIPE_ACCESS_INBOUND) | FILE_FLAG_OVERLAPPED |
+                           FILE_FLAG_FIRST_PIPE_INSTANCE;
+  ours.reset(CreateNamedPipeW(name, our_access, PIPE_TYPE_BYTE | PIPE_READMODE_BYTE | PIPE_WAIT, 1, pipe_buffer_size,
+                              pipe_buffer_size, 0, nullptr));
+  if (!ours) return win32_error();
+  SECURITY_ATTRIBUTES inheritable{sizeof(SECURITY_ATTRIBUTES), nullptr, TRUE};
+  // FILE_WRITE_ATTRIBUTES / FILE_READ_ATTRIBUTES let the child change or query the
+  // pipe's mode (SetNamedPipeHandleState), as libuv grants.
+  const DWORD their_access = child_reads ? GENERIC_READ | FILE_WRITE_ATTRIBUTES : GENERIC_WRITE | FILE_READ_ATTRIBUTES;
+  theirs.reset(CreateFileW(name, their_access, 0, &inheritable, OPEN_EXISTING, 0, nullptr));
+  if (!theirs) return win32_error();
+  return {};
+}
+
+std::error_code open_null(bool child_reads, os_handle& theirs) {
+  SECURITY_ATTRIBUTES inheritable{sizeof(SECURITY_ATTRIBUTES), nullptr, TRUE};
+  theirs.reset(CreateFileW(L"NUL", child_reads ? GENERIC_READ : GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE,
+                           &inheritable, OPEN_EXISTING, 0, nullptr));
+  return theirs ? std::error_code{} : win32_error();
+}
+
+// An inheritable duplicate of one of the helper's C runtime descriptors ("inherit").
+std::error_code duplicate_inherited(int crt_fd, os_handle& theirs) {
+  const HANDLE h = crt_fd >= 0 ? reinterpret_cast<HANDLE>(_get_osfhandle(crt_fd)) : INVALID_HANDLE_VALUE;
+  if (h == INVALID_HANDLE_VALUE || h == nullptr) return std::make_error_code(std::errc::bad_file_descriptor);
+  HANDLE copy = nullptr;
+  if (!DuplicateHandle(GetCurrentProcess(), h, GetCurrentProcess(), &copy, 0, TRUE, DUPLICATE_SAME_ACCESS))
+    return win32_error();
+  theirs.reset(copy);
+  return {};
+}
+
+std::uint64_t micros_since(std::chrono::steady_clock::time_point t0) {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count());
+}
+
+std::wstring current_directory() {
+  const DWORD n = GetCurrentDirectoryW(0, nullptr);
+  std::wstring cwd(n, L'\0');
+  cwd.resize(GetCurrentDirectoryW(n, cwd.data()));
+  return cwd;
+}
+
+std::wstring helper_path_variable() {
+  const DWORD n = GetEnvironmentVariableW(L"PATH", nullptr, 0);
+  if (n == 0) return {};
+  std::wstring path(n, L'\0');
+  path.resize(GetEnvironmentVariableW(L"PATH", path.data(), n));
+  return path;
+}
+
+// The attribute list that limits inheritance to `handles`.
+struct handle_list {
+  std::vector<HANDLE> handles;
+  std::vector<char> storage;
+  LPPROC_THREAD_ATTRIBUTE_LIST get() { return reinterpret_cast<LPPROC_THREAD_ATTRIBUTE_LIST>(storage.data()); }
+  std::error_code build() {
+    SIZE_T size = 0;
+    InitializeProcThreadAttributeList(nullptr, 1, 0, &size);
+    storage.resize(size);
+    if (!InitializeProcThreadAttributeList(get(), 1, 0, &size)) return win32_error();
+    if (!UpdateProcThreadAttribute(get(), 0, PROC_THREAD_ATTRIBUTE_HANDLE_LIST, handles.data(),
+                                   handles.size() * sizeof(HANDLE), nullptr, nullptr)) {
+      const auto ec = win32_error();
+      DeleteProcThreadAttributeList(get());
+      return ec;
+    }
+    return {};
+  }
+  ~handle_list() {
+    if (!storage.empty()) DeleteProcThreadAttributeList(get());
+  }
+};
+
+}  // namespace
+
+launched_process launch_process(const spawn_request& r, const launch_context& context) noexcept try {
+  const auto& o = r.options;
+  // Since CVE-2024-27980 Node will not start a batch file without a shell: CreateProcess
+  // would run it through cmd.exe, whose parsing no quoting can make safe.
+  if (windows::is_batch_file(r.file)) return fail("spawn", std::make_error_code(std::errc::invalid_argument));
+  // Node's IPC channel on Windows is a named pipe protocol of its own; not implemented.
+  if (o.ipc) return fail("ipc", std::make_error_code(std::errc::not_supported));
+  if (o.uid || o.gid) return fail("setuid", std::make_error_code(std::errc::not_supported));
+
+  const std::wstring cwd = o.cwd ? widen(*o.cwd) : current_directory();
+  std::wstring path;
+  if (o.env) path = windows::find_path_variable(*o.env).value_or(helper_path_variable());
+  else path = helper_path_variable();
+  const auto application = windows::search_path(widen(r.file), cwd, path);
+  if (!application) return fail("exec", std::make_error_code(std::errc::no_such_file_or_directory));
+
+  std::vector<std::string> argv;
+  argv.reserve(r.args.size() + 1);
+  argv.push_back(o.argv0.value_or(r.file));
+  argv.insert(argv.end(), r.args.begin(), r.args.end());
+  std::wstring command = windows::command_line(argv, o.windows_verbatim_arguments);
+  const std::wstring env = o.env ? windows::environment_block(*o.env) : std::wstring{};
+
+  launched_process out;
+  os_handle theirs[3];
+  for (int fd = 0; fd < 3; ++fd) {
+    const bool child_reads = fd == 0;
+    std::error_code ec;
+    switch (o.stdio[fd]) {
+      case protocol::stdio_kind::pipe: ec = make_pipe(child_reads, out.stdio[fd], theirs[fd]); break;
+      case protocol::stdio_kind::ignore: ec = open_null(child_reads, theirs[fd]); break;
+      case protocol::stdio_kind::inherit: ec = duplicate_inherited(context.inherited[fd], theirs[fd]); break;
+    }
+    if (ec) return fail("pipe", ec);
+  }
+
+  handle_list inherit;
+  for (const auto& h : theirs) {
+    if (std::find(inherit.handles.begin(), inherit.handles.end(), h.get()) == inherit.handles.end())
+      inherit.handles.push_back(h.get());
+  }
+  if (const auto ec = inherit.build()) return fail("spawn", ec);
+
+  STARTUPINFOEXW startup{};
+  startup.StartupInfo.cb = sizeof startup;
+  startup.StartupInfo.dwFlags = STARTF_USESTDHANDLES;
+  startup.StartupInfo.hStdInput = theirs[0].get();
+  startup.StartupInfo.hStdOutput = theirs[1].get();
+  startup.StartupInfo.hStdError = theirs[2].get();
+  startup.lpAttributeList = inherit.get();
+  if (o.windows_hide) {
+    startup.StartupInfo.dwFlags |= STARTF_USESHOWWINDOW;
+    startup.StartupInfo.wShowWindow = SW_HIDE;
+  }
+  DWORD flags = CREATE_UNICODE_ENVIRONMENT | EXTENDED_STARTUPINFO_PRESENT | CREATE_SUSPENDED;
+  if (o.windows_hide) flags |= CREATE_NO_WINDOW;
+  // Detached: no console of ours, a process group of its own, and outside our job so
+  // it outlives the helper (libuv's flags for `detached`).
+  if (o.detached) flags |= DETACHED_PROCESS | CREATE_NEW_PROCESS_GROUP | CREATE_BREAKAWAY_FROM_JOB;
+
+  PROCESS_INFORMATION info{};
+  const auto t0 = std::chrono::steady_clock::now();
+  const BOOL created = CreateProcessW(application->c_str(), command.data(), nullptr, nullptr, TRUE, flags,
+                                      env.empty() ? nullptr : const_cast<wchar_t*>(env.data()),
+                                      cwd.c_str(), &startup.StartupInfo, &info);
+  if (!created) {
+    const DWORD e = GetLastError();
+    // A missing cwd reads as ENOENT, like libuv; anything else by libuv's table.
+    return fail("exec", win32_error(e == ERROR_DIRECTORY ? ERROR_PATH_NOT_FOUND : e));
+  }
+  os_handle thread(info.hThread);
+  out.exit_handle.reset(info.hProcess);
+  if (!o.detached && helper_job && !AssignProcessToJobObject(helper_job, info.hProcess)) {
+    const auto ec = win32_error();
+    TerminateProcess(info.hProcess, 1);
+    return fail("job", ec);
+  }
+  ResumeThread(thread.get());
+  out.create_us = micros_since(t0);
+  out.pid = static_cast<int>(info.dwProcessId);
+  return out;
+} catch (const std::bad_alloc&) {
+  return fail("memory", std::make_error_code(std::errc::not_enough_memory));
+}
+
+std::error_code reap_process(int, native_handle exit_handle, exit_status& out) noexcept {
+  DWORD code = 0;
+  if (!GetExitCodeProcess(exit_handle, &code)) return win32_error();
+  out.code = static_cast<std::int64_t>(code);
+  return {};
+}
+
+// As libuv's uv_process_kill: SIGTERM, SIGKILL, SIGINT and SIGQUIT all end the process
+// with TerminateProcess (exit code 1); 0 asks whether it still runs; others are ENOSYS.
+std::error_code signal_process(int, native_handle exit_handle, int signal) noexcept {
+  const auto exited = [&] { return WaitForSingleObject(exit_handle, 0) == WAIT_OBJECT_0; };
+  switch (signal) {
+    case 2: case 3: case 9: case 15:
+      if (TerminateProcess(exit_handle, 1)) return {};
+      if (exited()) return std::make_error_code(std::errc::no_such_process);
+      return win32_error();
+    case 0:
+      return exited() ? std::make_error_code(std::errc::no_such_process) : std::error_code{};
+    default:
+      return std::make_error_code(std::errc::function_not_supported);
+  }
+}
+
+namespace {
+struct named_signal {
+  const char* name;
+  int number;
+};
+// Node's os.constants.signals on Windows.
+constexpr named_signal signals[] = {
+    {"SIGHUP", 1}, {"SIGINT", 2}, {"SIGQUIT", 3}, {"SIGILL", 4}, {"SIGFPE", 8}, {"SIGKILL", 9},
+    {"SIGSEGV", 11}, {"SIGTERM", 15}, {"SIGBREAK", 21}, {"SIGABRT", 22}, {"SIGWINCH", 28},
+};
+}  // namespace
+
+std::optional<int> signal_number(std::string_view name) noexcept {
+  for (const auto& s : signals) {
+    if (name == s.name) return s.number;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string_view> signal_name(int number) noexcept {
+  for (const auto& s : signals) {
+    if (s.number == number) return s.name;
+  }
+  return std::nullopt;
+}
+
+std::uint64_t current_process_id() noexcept { return GetCurrentProcessId(); }
+
+int prepare_helper_process() noexcept {
+  // No error dialogs from us or (inherited) our children: a missing DLL must fail, not
+  // wait for a click on a machine nobody watches.
+  SetErrorMode(SEM_FAILCRITICALERRORS | SEM_NOGPFAULTERRORBOX | SEM_NOOPENFILEERRORBOX);
+  // Non-detached children die with the helper: the job's last handle is ours, and the
+  // system closes it when we exit however we exit. Detached ones may break away.
+  helper_job = CreateJobObjectW(nullptr, nullptr);
+  if (helper_job) {
+    JOBOBJECT_EXTENDED_LIMIT_INFORMATION limits{};
+    limits.BasicLimitInformation.LimitFlags = JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE | JOB_OBJECT_LIMIT_BREAKAWAY_OK;
+    if (!SetInformationJobObject(helper_job, JobObjectExtendedLimitInformation, &limits, sizeof limits)) {
+      CloseHandle(helper_job);
+      helper_job = nullptr;
+      std::fprintf(stderr, "spawnhost-helper: no job object (error %lu): children will not die with the helper\n",
+                   GetLastError());
+    }
+  }
+  return 0;
+}
+
+}  // namespace spawnhost

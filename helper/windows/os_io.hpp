@@ -1,0 +1,91 @@
+// Windows: the event-loop objects the logic files use, behind the names of
+// helper/posix/os_io.hpp. Children's pipes are overlapped named pipes on the io_context's
+// completion port; the helper's own stdin/stdout use blocking threads (blocking_stream.hpp).
+#pragma once
+#include <asio/io_context.hpp>
+#include <asio/signal_set.hpp>
+#include <asio/windows/object_handle.hpp>
+#include <asio/windows/overlapped_ptr.hpp>
+#include <asio/windows/stream_handle.hpp>
+#include <csignal>
+#include <utility>
+
+#include "blocking_stream.hpp"
+#include "process.hpp"
+
+namespace spawnhost {
+
+// Our (overlapped) end of one of a child's pipes. Like libuv, output is awaited with a
+// zero-byte read, which completes when data or the end arrives, and then read without
+// waiting into the session's shared buffer: an idle child holds no buffer.
+class child_pipe : public asio::windows::stream_handle {
+ public:
+  using asio::windows::stream_handle::stream_handle;
+
+  template <class Handler>
+  void async_wait_readable(Handler&& handler) {
+    asio::windows::overlapped_ptr op(get_executor(), [h = std::forward<Handler>(handler)](std::error_code ec, std::size_t) mutable {
+      h(ec);
+    });
+    start_zero_read(op);
+  }
+
+  // One read that never blocks: only what PeekNamedPipe says is there.
+  read_outcome read_now(char* data, std::size_t size) noexcept;
+
+ private:
+  void start_zero_read(asio::windows::overlapped_ptr& op);
+};
+
+// Signalled when the child exits (the process handle). Windows has no signals: as in
+// libuv, a process we terminated is reported with the signal we were asked to send.
+class exit_watch {
+ public:
+  exit_watch(asio::io_context& io, int pid, os_handle handle) : pid_(pid), handle_(io, handle.release()) {}
+
+  template <class Handler>
+  void async_wait(Handler&& handler) {
+    handle_.async_wait(std::forward<Handler>(handler));
+  }
+  std::error_code reap(exit_status& out) noexcept {
+    const std::error_code ec = reap_process(pid_, handle_.native_handle(), out);
+    if (!ec && terminated_with_) {
+      out.code.reset();
+      out.signal = terminated_with_;
+    }
+    return ec;
+  }
+  std::error_code signal(int number) noexcept {
+    const std::error_code ec = signal_process(pid_, handle_.native_handle(), number);
+    if (!ec && number != 0) terminated_with_ = number;
+    return ec;
+  }
+  void close() { handle_.close(); }
+
+ private:
+  int pid_;
+  asio::windows::object_handle handle_;
+  int terminated_with_ = 0;
+};
+
+// The helper's own stdin and stdout. Under wine they are whatever Linux Node handed
+// wine (pipes or sockets), where overlapped I/O is unreliable: a thread each, blocking.
+using helper_input = blocking_stream;
+using helper_output = blocking_stream;
+
+// Ctrl-C / Ctrl-Break and SIGTERM as the C runtime reports them.
+class termination_signals {
+ public:
+  explicit termination_signals(asio::io_context& io) : signals_(io, SIGINT, SIGTERM, SIGBREAK) {}
+  template <class Handler>
+  void async_wait(Handler&& handler) {
+    signals_.async_wait([h = std::forward<Handler>(handler)](std::error_code ec, int) mutable {
+      if (!ec) h();
+    });
+  }
+
+ private:
+  asio::signal_set signals_;
+};
+
+}  // namespace spawnhost

@@ -1,0 +1,50 @@
+// How requests are shaped for a Windows helper (helperPlatform "win32"), without wine:
+// the shell, verbatim arguments and fork rules that child_process applies on Windows.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { ProcessHost } from "spawnhost";
+import { normalizeExecRequest, normalizeForkRequest, normalizeSpawnRequest } from "../../js/src/options.js";
+
+const win32 = { platform: "win32" };
+
+test("exec on win32 runs cmd.exe /d /s /c \"command\" with verbatim arguments, as child_process does", () => {
+  const r = normalizeExecRequest("echo hi && dir", [], {}, { viaExec: true, ...win32 });
+  assert.equal(r.spawnfile, "cmd.exe");
+  assert.deepEqual(r.spawnargs, ["cmd.exe", "/d", "/s", "/c", "\"echo hi && dir\""]);
+  assert.equal(r.windowsVerbatimArguments, true);
+  assert.equal(r.platform, "win32");
+});
+
+test("a shell named like cmd gets cmd's flags; another shell gets -c and normal quoting", () => {
+  const cmd = normalizeSpawnRequest("echo", ["x"], { shell: "C:\\Windows\\System32\\CMD.EXE" }, win32);
+  assert.deepEqual(cmd.spawnargs.slice(1), ["/d", "/s", "/c", "\"echo x\""]);
+  const bash = normalizeSpawnRequest("echo", ["x"], { shell: "bash.exe" }, win32);
+  assert.deepEqual(bash.spawnargs, ["bash.exe", "-c", "echo x"]);
+  assert.equal(bash.windowsVerbatimArguments, false);
+});
+
+test("without a shell, arguments and windowsVerbatimArguments pass through", () => {
+  const r = normalizeSpawnRequest("prog.exe", ["a b"], { windowsVerbatimArguments: true, windowsHide: true }, win32);
+  assert.deepEqual(r.spawnargs, ["prog.exe", "a b"]);
+  assert.equal(r.windowsVerbatimArguments, true);
+  assert.equal(r.windowsHide, true);
+});
+
+test("the default platform is this process's: /bin/sh on Linux", () => {
+  assert.equal(normalizeExecRequest("echo hi", [], {}, { viaExec: true }).spawnfile, process.platform === "win32" ? "cmd.exe" : "/bin/sh");
+});
+
+test("fork and an ipc stdio entry throw a TypeError for a Windows helper", () => {
+  assert.throws(() => normalizeForkRequest("child.js", [], {}, win32), { name: "TypeError", code: "ERR_FEATURE_UNAVAILABLE_ON_PLATFORM" });
+  assert.throws(() => normalizeSpawnRequest("node", [], { stdio: ["pipe", "pipe", "pipe", "ipc"] }, win32), { name: "TypeError" });
+});
+
+test("inline mode on Windows keeps fork: child_process provides the channel there", () => {
+  assert.doesNotThrow(() => normalizeForkRequest("child.js", [], {}, { ...win32, ipcAvailable: true }));
+});
+
+test("helperPlatform is checked: a known platform, and helper mode only", () => {
+  assert.throws(() => new ProcessHost({ helperPlatform: "darwin" }), { name: "TypeError", message: /helperPlatform/ });
+  assert.throws(() => new ProcessHost({ mode: "inline", helperPlatform: process.platform === "win32" ? "linux" : "win32" }), { name: "TypeError" });
+  assert.doesNotThrow(() => new ProcessHost({ helperPlatform: process.platform }));
+});
