@@ -16,7 +16,7 @@
 namespace spawnhost {
 
 // Our end of one of a child's pipes (a socketpair here). Output is read on readiness,
-// straight into the session's shared buffer, so an idle child holds no buffer.
+// straight into a pooled frame buffer (channel::take_buffer), so an idle child holds none.
 class child_pipe : public asio::posix::stream_descriptor {
  public:
   using asio::posix::stream_descriptor::stream_descriptor;

@@ -17,7 +17,7 @@ namespace spawnhost {
 
 // Our (overlapped) end of one of a child's pipes. Like libuv, output is awaited with a
 // zero-byte read, which completes when data or the end arrives, and then read without
-// waiting into the session's shared buffer: an idle child holds no buffer.
+// waiting into a pooled frame buffer (channel::take_buffer): an idle child holds none.
 class child_pipe : public asio::windows::stream_handle {
  public:
   using asio::windows::stream_handle::stream_handle;
