@@ -24,6 +24,8 @@
 #include <array>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
+#include <string_view>
 #include <memory>
 #include <vector>
 
@@ -229,6 +231,19 @@ class all_signals_blocked {
   sigset_t old_;
 };
 
+bool pidfd_supported() noexcept {
+  // Probed once. SPAWNHOST_HELPER_NO_PIDFD=1 forces the SIGCHLD path, to test on
+  // kernels that have pidfd what runs on those that do not.
+  static const bool supported = [] {
+    if (const char* off = std::getenv("SPAWNHOST_HELPER_NO_PIDFD"); off && std::string_view(off) == "1") return false;
+    const int probe = static_cast<int>(syscall(SYS_pidfd_open, getpid(), 0));
+    if (probe < 0) return false;
+    close(probe);
+    return true;
+  }();
+  return supported;
+}
+
 }  // namespace
 
 launched_process launch_process(const spawn_request& r, const launch_context& context) noexcept {
@@ -330,6 +345,7 @@ launched_process launch_process(const spawn_request& r, const launch_context& co
       return fail(a.stage, a.error);
     }
     out.pid = pid;
+    if (!pidfd_supported()) return out;  // no exit handle: exit_watch waits on SIGCHLD
     const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
     if (pidfd < 0) {
       const int e = errno;
@@ -346,11 +362,13 @@ launched_process launch_process(const spawn_request& r, const launch_context& co
 
 std::error_code reap_process(int pid, int exit_handle, exit_status& out) noexcept {
   siginfo_t info{};
-  if (waitid(static_cast<idtype_t>(P_PIDFD), static_cast<id_t>(exit_handle), &info, WEXITED) < 0) {
-    // Without pidfd support in waitid (Linux < 5.4), fall back to the PID: the pidfd
-    // we hold still pins it, so it cannot have been reused.
-    if (errno != EINVAL || waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED) < 0)
-      return {errno, std::generic_category()};
+  // By PID when there is no pidfd, or waitid cannot take one (Linux < 5.4): the child
+  // is ours and unreaped (a pidfd or a zombie pins it), so its PID is not reused.
+  const bool by_pidfd = exit_handle >= 0 &&
+      waitid(static_cast<idtype_t>(P_PIDFD), static_cast<id_t>(exit_handle), &info, WEXITED) == 0;
+  if (!by_pidfd) {
+    if (exit_handle >= 0 && errno != EINVAL) return {errno, std::generic_category()};
+    if (waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED) < 0) return {errno, std::generic_category()};
   }
   if (info.si_code == CLD_EXITED) out.code = info.si_status;
   else out.signal = info.si_status;
@@ -358,8 +376,9 @@ std::error_code reap_process(int pid, int exit_handle, exit_status& out) noexcep
 }
 
 std::error_code signal_process(int pid, int exit_handle, int signal) noexcept {
-  if (syscall(SYS_pidfd_send_signal, exit_handle, signal, nullptr, 0) == 0) return {};
-  if (errno == ENOSYS && ::kill(pid, signal) == 0) return {};
+  if (exit_handle >= 0 && syscall(SYS_pidfd_send_signal, exit_handle, signal, nullptr, 0) == 0) return {};
+  // Without a pidfd, by PID: safe while the child is unreaped, which the caller ensures.
+  if ((exit_handle < 0 || errno == ENOSYS) && ::kill(pid, signal) == 0) return {};
   return {errno, std::generic_category()};
 }
 

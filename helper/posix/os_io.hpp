@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "process.hpp"
+#include "sigchld_watch.hpp"
 
 namespace spawnhost {
 
@@ -36,22 +37,33 @@ class child_pipe : public asio::posix::stream_descriptor {
   }
 };
 
-// Becomes ready when the child exits (a pidfd), then reaps it; signals through it.
+// Becomes ready when the child exits, then reaps it; signals through it. With a pidfd
+// the wait is on the descriptor; without one (Linux < 5.3) on SIGCHLD.
 class exit_watch {
  public:
-  exit_watch(asio::io_context& io, int pid, os_handle handle) : pid_(pid), handle_(io, handle.release()) {}
+  exit_watch(asio::io_context& io, int pid, os_handle handle) : pid_(pid), handle_(io) {
+    if (handle) handle_.assign(handle.release());
+    else sigchld_ = &asio::use_service<sigchld_watch>(io);
+  }
 
   template <class Handler>
   void async_wait(Handler&& handler) {
-    handle_.async_wait(asio::posix::descriptor_base::wait_read, std::forward<Handler>(handler));
+    if (sigchld_) sigchld_->when_exited(pid_, std::forward<Handler>(handler));
+    else handle_.async_wait(asio::posix::descriptor_base::wait_read, std::forward<Handler>(handler));
   }
-  std::error_code reap(exit_status& out) noexcept { return reap_process(pid_, handle_.native_handle(), out); }
-  std::error_code signal(int number) noexcept { return signal_process(pid_, handle_.native_handle(), number); }
-  void close() { handle_.close(); }
+  std::error_code reap(exit_status& out) noexcept { return reap_process(pid_, handle(), out); }
+  std::error_code signal(int number) noexcept { return signal_process(pid_, handle(), number); }
+  void close() {
+    if (sigchld_) sigchld_->forget(pid_);
+    else handle_.close();
+  }
 
  private:
+  int handle() noexcept { return handle_.is_open() ? handle_.native_handle() : -1; }
+
   int pid_;
   asio::posix::stream_descriptor handle_;
+  sigchld_watch* sigchld_ = nullptr;
 };
 
 // The helper's own stdin and stdout, the pipes to Node.
