@@ -24,8 +24,15 @@ sigchld_watch::sigchld_watch(asio::execution_context& context)
 
 void sigchld_watch::when_exited(int pid, std::function<void(std::error_code)> done) {
   waiting_[pid] = std::move(done);
-  // It may have exited before it was watched, its SIGCHLD long handled.
-  asio::post(io_, [this] { check_all(); });
+  // It may have exited before it was watched, its SIGCHLD long handled: check it alone
+  // (checking all here would make starting n children cost O(n^2) waitid calls).
+  asio::post(io_, [this, pid] {
+    const auto it = waiting_.find(pid);
+    if (it == waiting_.end() || !has_exited(pid)) return;
+    auto ready = std::move(it->second);
+    waiting_.erase(it);
+    ready({});
+  });
 }
 
 void sigchld_watch::wait_for_signal() {
