@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "process.hpp"
+#include "signal_table.hpp"
 
 #ifndef P_PIDFD
 #define P_PIDFD 3
@@ -383,10 +384,6 @@ std::error_code signal_process(int pid, int exit_handle, int signal) noexcept {
 }
 
 namespace {
-struct named_signal {
-  const char* name;
-  int number;
-};
 // Node's spelling; where two names share a number the first one is what Node reports.
 constexpr std::array<named_signal, 33> signals{{
     {"SIGHUP", SIGHUP},   {"SIGINT", SIGINT},       {"SIGQUIT", SIGQUIT},   {"SIGILL", SIGILL},
@@ -401,19 +398,9 @@ constexpr std::array<named_signal, 33> signals{{
 }};
 }  // namespace
 
-std::optional<int> signal_number(std::string_view name) noexcept {
-  for (const auto& s : signals) {
-    if (name == s.name) return s.number;
-  }
-  return std::nullopt;
-}
+std::optional<int> signal_number(std::string_view name) noexcept { return number_in(signals, name); }
 
-std::optional<std::string_view> signal_name(int number) noexcept {
-  for (const auto& s : signals) {
-    if (s.number == number) return s.name;
-  }
-  return std::nullopt;
-}
+std::optional<std::string_view> signal_name(int number) noexcept { return name_in(signals, number); }
 
 const char* errno_name(int error) noexcept {
   const char* name = strerrorname_np(error);

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "process.hpp"
+#include "signal_table.hpp"
 #include "windows/command_line.hpp"
 
 namespace spawnhost {
@@ -227,10 +228,6 @@ std::error_code signal_process(int, native_handle exit_handle, int signal) noexc
 }
 
 namespace {
-struct named_signal {
-  const char* name;
-  int number;
-};
 // Node's os.constants.signals on Windows.
 constexpr named_signal signals[] = {
     {"SIGHUP", 1}, {"SIGINT", 2}, {"SIGQUIT", 3}, {"SIGILL", 4}, {"SIGFPE", 8}, {"SIGKILL", 9},
@@ -238,19 +235,9 @@ constexpr named_signal signals[] = {
 };
 }  // namespace
 
-std::optional<int> signal_number(std::string_view name) noexcept {
-  for (const auto& s : signals) {
-    if (name == s.name) return s.number;
-  }
-  return std::nullopt;
-}
+std::optional<int> signal_number(std::string_view name) noexcept { return number_in(signals, name); }
 
-std::optional<std::string_view> signal_name(int number) noexcept {
-  for (const auto& s : signals) {
-    if (s.number == number) return s.name;
-  }
-  return std::nullopt;
-}
+std::optional<std::string_view> signal_name(int number) noexcept { return name_in(signals, number); }
 
 std::uint64_t current_process_id() noexcept { return GetCurrentProcessId(); }
 
