@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "launch_pool.hpp"
-#include "os_io.hpp"
+#include "termination_signals.hpp"
 #include "process.hpp"
 #include "session.hpp"
 

@@ -6,7 +6,6 @@
 
 #include <asio/io_context.hpp>
 #include <asio/posix/stream_descriptor.hpp>
-#include <asio/signal_set.hpp>
 #include <cerrno>
 #include <csignal>
 #include <utility>
@@ -70,20 +69,8 @@ class exit_watch {
 using helper_input = asio::posix::stream_descriptor;
 using helper_output = asio::posix::stream_descriptor;
 
-// The requests to end that come from outside the protocol: SIGTERM (also our
-// parent-death signal) and SIGHUP.
-class termination_signals {
- public:
-  explicit termination_signals(asio::io_context& io) : signals_(io, SIGTERM, SIGHUP) {}
-  template <class Handler>
-  void async_wait(Handler&& handler) {
-    signals_.async_wait([h = std::forward<Handler>(handler)](std::error_code ec, int) mutable {
-      if (!ec) h();
-    });
-  }
-
- private:
-  asio::signal_set signals_;
-};
+// The requests to end that come from outside the protocol (termination_signals.hpp):
+// SIGTERM (also our parent-death signal) and SIGHUP.
+inline constexpr int termination_signal_numbers[] = {SIGTERM, SIGHUP};
 
 }  // namespace spawnhost

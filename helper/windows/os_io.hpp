@@ -3,7 +3,6 @@
 // completion port; the helper's own stdin/stdout use blocking threads (blocking_stream.hpp).
 #pragma once
 #include <asio/io_context.hpp>
-#include <asio/signal_set.hpp>
 #include <asio/windows/object_handle.hpp>
 #include <asio/windows/overlapped_ptr.hpp>
 #include <asio/windows/stream_handle.hpp>
@@ -73,19 +72,8 @@ class exit_watch {
 using helper_input = blocking_stream;
 using helper_output = blocking_stream;
 
+// The requests to end that come from outside the protocol (termination_signals.hpp):
 // Ctrl-C / Ctrl-Break and SIGTERM as the C runtime reports them.
-class termination_signals {
- public:
-  explicit termination_signals(asio::io_context& io) : signals_(io, SIGINT, SIGTERM, SIGBREAK) {}
-  template <class Handler>
-  void async_wait(Handler&& handler) {
-    signals_.async_wait([h = std::forward<Handler>(handler)](std::error_code ec, int) mutable {
-      if (!ec) h();
-    });
-  }
-
- private:
-  asio::signal_set signals_;
-};
+inline constexpr int termination_signal_numbers[] = {SIGINT, SIGTERM, SIGBREAK};
 
 }  // namespace spawnhost
