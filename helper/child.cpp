@@ -8,13 +8,15 @@
 namespace spawnhost {
 
 child::child(asio::io_context& io, child_owner& owner, std::uint64_t id, launched_process&& process,
-             const spawn_options& options, int kill_signal)
+             const spawn_options& options, int kill_signal, std::chrono::milliseconds grace)
     : io_(io),
       owner_(owner),
       id_(id),
       pid_(process.pid),
       exit_watch_(io, process.pid, std::move(process.exit_handle)),
       timeout_(io),
+      escalation_(io),
+      grace_(grace),
       unlimited_credit_(!options.credit),
       detached_(options.detached),
       max_buffer_(options.max_buffer),
@@ -36,7 +38,7 @@ void child::start() {
     timeout_.async_wait([self = shared_from_this()](std::error_code ec) {
       if (ec || self->exited_) return;
       self->flags_ |= protocol::exit_flag::timed_out;
-      self->kill(self->kill_signal_);
+      self->end_for_limit();
       if (self->unlimited_credit_) self->stop_relaying();
     });
   }
@@ -58,6 +60,7 @@ void child::on_exit() {
   }
   exited_ = true;
   timeout_.cancel();
+  escalation_.cancel();
   drain_outputs();
   std::optional<std::string_view> signal;
   if (status.signal) signal = signal_name(status.signal).value_or("SIGUNKNOWN");
@@ -135,7 +138,7 @@ child::read_result child::read_chunk(std::uint32_t fd) {
   }
   if (over) {
     flags_ |= fd == 1 ? protocol::exit_flag::max_buffer_stdout : protocol::exit_flag::max_buffer_stderr;
-    kill(kill_signal_);
+    end_for_limit();
     stop_relaying();
     return read_result::closed;
   }
@@ -230,6 +233,15 @@ void child::close_writer(sink s) {
   else close_now(3);
 }
 
+void child::end_for_limit() {
+  kill(kill_signal_);
+  if (kill_signal_ == sigkill_number || exited_) return;
+  escalation_.expires_after(grace_);
+  escalation_.async_wait([self = shared_from_this()](std::error_code ec) {
+    if (!ec) self->kill(sigkill_number);
+  });
+}
+
 std::error_code child::kill(int signal) {
   if (exited_) return {};
   return exit_watch_.signal(signal);
@@ -238,6 +250,7 @@ std::error_code child::kill(int signal) {
 void child::stop_watching() {
   exit_watch_.close();
   timeout_.cancel();
+  escalation_.cancel();
   for (auto& s : streams_) s.pipe.reset();
   input_.reset();
 }

@@ -37,8 +37,10 @@ class child_owner {
 
 class child : public std::enable_shared_from_this<child> {
  public:
+  // `grace`: how long a child the helper itself ends (timeout, max_buffer) gets after
+  // its kill signal before SIGKILL.
   child(asio::io_context& io, child_owner& owner, std::uint64_t id, launched_process&& process,
-        const spawn_options& options, int kill_signal);
+        const spawn_options& options, int kill_signal, std::chrono::milliseconds grace);
 
   void start();                       // arm exit watch, output reads and timeout
   void write(std::string bytes);      // queue bytes for stdin; acknowledged with `written`
@@ -86,6 +88,9 @@ class child : public std::enable_shared_from_this<child> {
   read_result read_chunk(std::uint32_t fd);  // one read of stream fd, relayed
   void close_now(std::uint32_t fd);
   void stop_relaying();  // execFile semantics after a timeout or max_buffer kill
+  // The helper's own kill (timeout, max_buffer): the kill signal, then SIGKILL after the
+  // grace period for a child that ignores it. Node would wait for such a child forever.
+  void end_for_limit();
   writer& writer_of(sink s) { return s == sink::to_stdin ? stdin_writer_ : channel_writer_; }
   child_pipe* descriptor_of(sink s);
   void queue_write(sink s, std::string bytes);
@@ -101,6 +106,8 @@ class child : public std::enable_shared_from_this<child> {
   std::optional<child_pipe> input_;
   stream streams_[3];
   asio::steady_timer timeout_;
+  asio::steady_timer escalation_;
+  const std::chrono::milliseconds grace_;
   writer stdin_writer_;
   writer channel_writer_;
   bool exited_ = false;

@@ -2,6 +2,7 @@
 // schema/README.md on its stdin/stdout. Diagnostics go to stderr only.
 //
 //   spawnhost-helper [--launch-threads N] [--grace-ms MS] [--inherit-fds A,B,C]
+//                    [--leave-parent] [--input-fd N]
 //   spawnhost-helper --version
 #include <asio/io_context.hpp>
 
@@ -26,6 +27,8 @@ struct arguments {
   std::size_t launch_threads = 2;
   long grace_ms = 5000;
   int inherited[3] = {-1, -1, -1};
+  bool leave_parent = false;  // started by a worker thread: see prepare_helper_process
+  int input_fd = 0;           // where Node's frames arrive (not stdin: see --leave-parent in channel.js)
 };
 
 bool parse_number(std::string_view text, long& out) {
@@ -35,7 +38,7 @@ bool parse_number(std::string_view text, long& out) {
 
 int usage(const char* problem) {
   std::fprintf(stderr, "spawnhost-helper: %s\nusage: spawnhost-helper [--launch-threads N] [--grace-ms MS] "
-               "[--inherit-fds A,B,C] | --version\n", problem);
+               "[--inherit-fds A,B,C] [--leave-parent] [--input-fd N] | --version\n", problem);
   return 2;
 }
 
@@ -56,6 +59,11 @@ int main(int argc, char** argv) {
     } else if (arg == "--grace-ms" && value && parse_number(value, n)) {
       args.grace_ms = n;
       ++i;
+    } else if (arg == "--input-fd" && value && parse_number(value, n) && n <= 1024) {
+      args.input_fd = static_cast<int>(n);
+      ++i;
+    } else if (arg == "--leave-parent") {
+      args.leave_parent = true;
     } else if (arg == "--inherit-fds" && value) {
       std::string_view list = value;
       for (int fd = 0; fd < 3; ++fd) {
@@ -70,15 +78,16 @@ int main(int argc, char** argv) {
     }
   }
 
-  const int node_group = spawnhost::prepare_helper_process();
+  const spawnhost::helper_origin origin = spawnhost::prepare_helper_process(args.leave_parent);
   spawnhost::launch_pool pool(args.launch_threads);
   asio::io_context io(1);
   spawnhost::session_config config;
   config.version = SPAWNHOST_VERSION;
   config.grace = std::chrono::milliseconds(args.grace_ms);
   std::memcpy(config.launch.inherited, args.inherited, sizeof args.inherited);
-  config.launch.process_group = node_group;
-  spawnhost::session session(io, pool, config, 0, 1);
+  config.launch.process_group = origin.node_group;
+  config.launch.node_pid = origin.node_pid;
+  spawnhost::session session(io, pool, config, args.input_fd, 1);
 
   // SIGTERM (also our parent-death signal) ends children the orderly way.
   spawnhost::termination_signals signals(io);

@@ -91,6 +91,9 @@ std::optional<failure> read_options(const msgpack::object& o, spawn_options& opt
     } else if (key == opt::detached) {
       ok = v.type == msgpack::type::BOOLEAN;
       if (ok) opts.detached = v.via.boolean;
+    } else if (key == opt::node_cwd) {
+      ok = v.type == msgpack::type::BOOLEAN;
+      if (ok) opts.node_cwd = v.via.boolean;
     } else if (key == opt::ipc) {
       ok = v.type == msgpack::type::BOOLEAN;
       if (ok) opts.ipc = v.via.boolean;
@@ -121,6 +124,7 @@ std::size_t expected_size(msg code) {
     case msg::remove_tree: return protocol::remove_tree_size;
     case msg::close_output: return protocol::close_output_size;
     case msg::send: return protocol::send_size;
+    case msg::ping: return protocol::ping_size;
     default: return 0;  // not a message the helper accepts
   }
 }
@@ -135,7 +139,8 @@ decoded_request decode_array(const msgpack::object_array& a) {
     return out;
   }
   const auto type = static_cast<msg>(code);
-  if (a.size >= 2 && a.ptr[1].type == msgpack::type::POSITIVE_INTEGER && a.ptr[1].via.u64 != 0 && type != msg::shutdown) {
+  if (a.size >= 2 && a.ptr[1].type == msgpack::type::POSITIVE_INTEGER && a.ptr[1].via.u64 != 0 && type != msg::shutdown &&
+      type != msg::ping) {
     out.id = a.ptr[1].via.u64;
   }
   if (a.size != expected_size(type)) {
@@ -200,6 +205,12 @@ decoded_request decode_array(const msgpack::object_array& a) {
     case msg::shutdown: {
       shutdown_request r;
       field(a, 1, "grace_ms", r.grace_ms, as_uint, fail);
+      out.value = r;
+      break;
+    }
+    case msg::ping: {
+      ping_request r;
+      field(a, 1, "token", r.token, as_uint, fail);
       out.value = r;
       break;
     }
@@ -362,6 +373,7 @@ std::string sent(std::uint64_t id, std::uint64_t bytes) {
 std::string send_error(std::uint64_t id, std::string_view code) {
   return frame_builder(msg::send_error, protocol::send_error_size).u(id).s(code).finish();
 }
+std::string pong(std::uint64_t token) { return frame_builder(msg::pong, protocol::pong_size).u(token).finish(); }
 }  // namespace encode
 
 }  // namespace spawnhost

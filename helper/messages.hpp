@@ -17,6 +17,7 @@ namespace spawnhost {
 
 struct spawn_options {
   std::optional<std::string> cwd;
+  bool node_cwd = false;  // cwd names Node's current directory: fall back to where Node is, if deleted
   std::optional<std::vector<std::string>> env;  // absent: the helper's environment
   std::optional<std::string> argv0;
   std::array<protocol::stdio_kind, 3> stdio{protocol::stdio_kind::pipe, protocol::stdio_kind::pipe,
@@ -47,9 +48,10 @@ struct shutdown_request { std::uint64_t grace_ms; };
 struct remove_tree_request { std::uint64_t id; std::string path; };
 struct close_output_request { std::uint64_t id; std::uint32_t fd; };
 struct send_request { std::uint64_t id; std::string bytes; };
+struct ping_request { std::uint64_t token; };
 
 using request = std::variant<spawn_request, write_request, end_request, kill_request, credit_request,
-                             shutdown_request, remove_tree_request, close_output_request, send_request>;
+                             shutdown_request, remove_tree_request, close_output_request, send_request, ping_request>;
 
 struct decoded_request {
   decode_error error = decode_error::none;
@@ -83,6 +85,7 @@ std::string error(std::optional<std::uint64_t> id, bool fatal, std::string_view 
 std::string removed(std::uint64_t id, std::optional<std::string_view> code, std::optional<std::string_view> syscall);
 std::string sent(std::uint64_t id, std::uint64_t bytes);
 std::string send_error(std::uint64_t id, std::string_view code);
+std::string pong(std::uint64_t token);
 }  // namespace encode
 
 }  // namespace spawnhost

@@ -28,6 +28,7 @@ struct launched_process {
 struct launch_context {
   int inherited[3] = {-1, -1, -1};  // the helper's descriptors for stdio "inherit"
   int process_group = 0;            // where non-detached children go (0: stay in ours)
+  int node_pid = 0;                 // Node's process, for spawn option node_cwd (0: unknown)
 };
 
 // Creates the process described by `request`. Blocking: call it on a launch thread.
@@ -67,9 +68,18 @@ const char* error_name(const std::error_code& error) noexcept;
 
 std::uint64_t current_process_id() noexcept;
 
+// Where the helper came from, learned before it changes anything.
+struct helper_origin {
+  int node_group = 0;  // the process group it left (Node's), for the children; 0: none
+  int node_pid = 0;    // the Node process that started it
+};
+
 // One-time process setup of the helper itself: own process group, SIGPIPE ignored,
 // descriptor limit raised, inherited descriptors marked close-on-exec, parent-death
-// signal. Returns the process group it left (Node's), for the children.
-int prepare_helper_process() noexcept;
+// signal. With `leave_parent` (POSIX; a helper started by a worker thread) it first
+// forks and lets the parent exit, so that nothing waits on a thread that may end
+// before us: the process that started us is reaped at once, and we are reparented
+// (no parent-death signal then: stdin's EOF tells us Node or its worker is gone).
+helper_origin prepare_helper_process(bool leave_parent) noexcept;
 
 }  // namespace spawnhost

@@ -56,6 +56,7 @@ struct child_args {
   const char* const* candidates;  // paths to try with execve, PATH order
   std::size_t candidate_count;
   const char* cwd;
+  const char* cwd_fallback;  // tried when cwd no longer exists (spawn option node_cwd)
   int stdio[3];
   int channel;  // -1, or the descriptor to become the child's fd 3
   bool detached;
@@ -125,7 +126,13 @@ SPAWNHOST_CHILD_CODE int child_main(void* raw) {
     // the child stays in the helper's.
     if (a->process_group > 0) sys(SYS_setpgid, 0, a->process_group);
   }
-  if (a->cwd && sys(SYS_chdir, reinterpret_cast<long>(a->cwd)) < 0) child_fail(a, "chdir");
+  if (a->cwd && sys(SYS_chdir, reinterpret_cast<long>(a->cwd)) < 0) {
+    const int error = errno;
+    if (!(error == ENOENT && a->cwd_fallback && sys(SYS_chdir, reinterpret_cast<long>(a->cwd_fallback)) == 0)) {
+      errno = error;
+      child_fail(a, "chdir");
+    }
+  }
   for (long fd = 0; fd < 3; ++fd) {
     if (sys(SYS_dup3, a->stdio[fd], fd, 0) < 0) child_fail(a, "dup2");
   }
@@ -306,6 +313,13 @@ launched_process launch_process(const spawn_request& r, const launch_context& co
     a.candidates = candidate_ptrs.data();
     a.candidate_count = candidate_ptrs.size();
     a.cwd = r.options.cwd ? r.options.cwd->c_str() : nullptr;
+    // Node's current directory, deleted or not, as a child of Node would inherit it:
+    // Node names it by a path that may be gone (or could not name it at all).
+    const std::string node_cwd = r.options.node_cwd && context.node_pid > 0
+                                     ? "/proc/" + std::to_string(context.node_pid) + "/cwd"
+                                     : std::string();
+    a.cwd_fallback = node_cwd.empty() ? nullptr : node_cwd.c_str();
+    if (!a.cwd) std::swap(a.cwd, a.cwd_fallback);
     for (int fd = 0; fd < 3; ++fd) a.stdio[fd] = child_ends[fd].get();
     a.channel = child_channel ? child_channel.get() : -1;
     a.detached = r.options.detached;
@@ -411,10 +425,18 @@ const char* error_name(const std::error_code& error) noexcept { return errno_nam
 
 std::uint64_t current_process_id() noexcept { return static_cast<std::uint64_t>(getpid()); }
 
-int prepare_helper_process() noexcept {
+helper_origin prepare_helper_process(bool leave_parent) noexcept {
+  helper_origin origin;
+  origin.node_pid = getppid();
+  const int node_group = getpgrp();
+  if (leave_parent) {
+    // No threads exist yet, so a plain fork is safe. If it fails we stay a direct
+    // child: the worst case is a zombie until Node exits, as before.
+    const pid_t pid = fork();
+    if (pid > 0) _exit(0);
+  }
   // Our own process group: a child signalling its group (kill(0, sig)) or a terminal's
   // Ctrl-C must not take the helper down. Node notices our end through the pipes.
-  const int node_group = getpgrp();
   setpgid(0, 0);
   signal(SIGPIPE, SIG_IGN);  // a vanished reader is an EPIPE, handled where it happens
   // Many children at once need many descriptors: use the whole hard limit.
@@ -426,8 +448,9 @@ int prepare_helper_process() noexcept {
   // Whatever Node let us inherit beyond stdio must not reach our children.
   syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
   // If Node dies, stdin reaches EOF; this covers a Node that is SIGKILLed while the
-  // pipe is held open by someone else.
-  prctl(PR_SET_PDEATHSIG, SIGTERM);
+  // pipe is held open by someone else. It follows the thread that started us, so a
+  // reparented helper, whose parent is gone already, cannot use it.
+  if (getppid() == origin.node_pid) prctl(PR_SET_PDEATHSIG, SIGTERM);
   // Frames of up to 4 MiB are allocated and freed at a high rate. glibc's defaults
   // give each large one fresh pages (mmap, or a heap top trimmed on every free), and a
   // page fault per 4 KiB cost more CPU than the copies when 1 GiB went to a child's
@@ -440,7 +463,8 @@ int prepare_helper_process() noexcept {
   // switches while relaying 1 GiB. Not a socket (a pipe, in tests): nothing to do.
   const int send_buffer = 1 << 20;
   setsockopt(1, SOL_SOCKET, SO_SNDBUF, &send_buffer, sizeof send_buffer);
-  return node_group == getpgrp() ? 0 : node_group;
+  origin.node_group = node_group == getpgrp() ? 0 : node_group;
+  return origin;
 }
 
 }  // namespace spawnhost

@@ -241,7 +241,7 @@ std::optional<std::string_view> signal_name(int number) noexcept { return name_i
 
 std::uint64_t current_process_id() noexcept { return GetCurrentProcessId(); }
 
-int prepare_helper_process() noexcept {
+helper_origin prepare_helper_process(bool) noexcept {
   // No error dialogs from us or (inherited) our children: a missing DLL must fail, not
   // wait for a click on a machine nobody watches.
   SetErrorMode(SEM_FAILCRITICALERRORS | SEM_NOGPFAULTERRORBOX | SEM_NOOPENFILEERRORBOX);
@@ -258,7 +258,7 @@ int prepare_helper_process() noexcept {
                    GetLastError());
     }
   }
-  return 0;
+  return {};  // no process groups, and no zombies to leave behind: nothing to fork away from
 }
 
 }  // namespace spawnhost

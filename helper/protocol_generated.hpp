@@ -22,6 +22,7 @@ enum class msg : std::uint8_t {
   removed = 10,
   sent = 11,
   send_error = 12,
+  pong = 13,
   spawn = 16,
   write = 17,
   end = 18,
@@ -31,6 +32,7 @@ enum class msg : std::uint8_t {
   remove_tree = 22,
   close_output = 23,
   send = 24,
+  ping = 25,
 };
 
 // Number of array elements of each message, the code included.
@@ -46,6 +48,7 @@ inline constexpr std::size_t error_size = 4;
 inline constexpr std::size_t removed_size = 4;
 inline constexpr std::size_t sent_size = 3;
 inline constexpr std::size_t send_error_size = 3;
+inline constexpr std::size_t pong_size = 2;
 inline constexpr std::size_t spawn_size = 5;
 inline constexpr std::size_t write_size = 3;
 inline constexpr std::size_t end_size = 2;
@@ -55,6 +58,7 @@ inline constexpr std::size_t shutdown_size = 2;
 inline constexpr std::size_t remove_tree_size = 3;
 inline constexpr std::size_t close_output_size = 3;
 inline constexpr std::size_t send_size = 3;
+inline constexpr std::size_t ping_size = 2;
 
 enum class stdio_kind : std::uint8_t {
   pipe = 0,
@@ -74,6 +78,7 @@ inline constexpr bool is_stream_fd(std::uint64_t fd) { return fd == 1 || fd == 2
 
 namespace option {
 inline constexpr const char* cwd = "cwd";
+inline constexpr const char* node_cwd = "node_cwd";
 inline constexpr const char* env = "env";
 inline constexpr const char* argv0 = "argv0";
 inline constexpr const char* stdio = "stdio";

@@ -64,7 +64,7 @@ void session::handle(spawn_request&& r) {
   p->kill_signal = *signal;
   p->queued_at = std::chrono::steady_clock::now();
   launching_[id] = p;
-  pool_.submit([this, p] {
+  const bool queued = pool_.submit([this, p] {
     const std::uint64_t queued_us = micros_since(p->queued_at);
     const std::uint64_t timeout_ms = p->request.options.timeout_ms;
     // A launch that waited past its whole timeout (or was killed while queued) never
@@ -76,6 +76,9 @@ void session::handle(spawn_request&& r) {
     auto result = std::make_shared<launched_process>(launch_process(p->request, config_.launch));
     asio::post(io_, [this, p, result, queued_us] { on_launched(p, std::move(*result), queued_us); });
   });
+  // No launch thread exists and none could be started (RLIMIT_NPROC): the answer
+  // child_process gives when it cannot fork.
+  if (!queued) on_launch_skipped(p, "EAGAIN");
 }
 
 void session::on_launch_skipped(const std::shared_ptr<pending_launch>& p, const char* code) {
@@ -92,7 +95,8 @@ void session::on_launched(const std::shared_ptr<pending_launch>& p, launched_pro
     return maybe_finish();
   }
   const std::uint64_t pid = static_cast<std::uint64_t>(result.pid), create_us = result.create_us;
-  auto c = std::make_shared<child>(io_, *this, id, std::move(result), p->request.options, p->kill_signal);
+  auto c = std::make_shared<child>(io_, *this, id, std::move(result), p->request.options, p->kill_signal,
+                                   config_.grace);
   children_[id] = c;
   channel_.send(encode::spawned(id, pid, create_us, queued_us));
   c->start();
@@ -153,11 +157,14 @@ void session::handle(close_output_request&& r) {
   if (child* c = find_child(r.id, "close_output")) c->close_stream(r.fd);
 }
 
+void session::handle(ping_request&& r) { channel_.send(encode::pong(r.token)); }
+
 void session::handle(shutdown_request&& r) { begin_shutdown(std::chrono::milliseconds(r.grace_ms)); }
 
 void session::handle(remove_tree_request&& r) {
   ++removals_in_flight_;
-  pool_.submit([this, id = r.id, path = std::move(r.path)] {
+  const std::uint64_t id = r.id;
+  const bool queued = pool_.submit([this, id, path = std::move(r.path)] {
     const remove_result result = remove_tree(path);
     asio::post(io_, [this, id, result] {
       --removals_in_flight_;
@@ -169,6 +176,10 @@ void session::handle(remove_tree_request&& r) {
       maybe_finish();
     });
   });
+  if (!queued) {
+    --removals_in_flight_;
+    channel_.send(encode::removed(id, "EAGAIN", "rm"));
+  }
 }
 
 void session::when_output_room(std::function<void()> resume) {

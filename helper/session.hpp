@@ -73,6 +73,7 @@ class session final : public channel::handler, public child_owner {
   void handle(remove_tree_request&& r);
   void handle(close_output_request&& r);
   void handle(send_request&& r);
+  void handle(ping_request&& r);
   void on_launched(const std::shared_ptr<pending_launch>& p, launched_process&& result, std::uint64_t queued_us);
   void on_launch_skipped(const std::shared_ptr<pending_launch>& p, const char* code);
   child* find_child(std::uint64_t id, const char* what);

@@ -7,23 +7,25 @@ import { fsError } from "./errors.js";
 
 /** Runs every launch through the spawnhost helper. */
 export class HelperBackend {
-  /** The helper applies timeout and maxBuffer itself; the calling thread only backs it up. */
-  enforcesLimits = true;
 
   #hooks;
   #maxLaunchThreads;
   #killGraceMs;
   #restart;
   #helperPath;
+  #answerMs;
+  #platform;
   /** @type {Channel|null} */
   #channel = null;
 
   /**
    * @param {{ onLaunch?: Function, onUnhandledChildError: Function, maxLaunchThreads?: number,
-   *   restart: boolean, helperPath?: string, killGraceMs: number }} options
+   *   restart: boolean, helperPath?: string, killGraceMs: number, answerMs: number, platform: string }} options
    */
-  constructor({ onLaunch, onUnhandledChildError, maxLaunchThreads, restart, helperPath, killGraceMs }) {
+  constructor({ onLaunch, onUnhandledChildError, maxLaunchThreads, restart, helperPath, killGraceMs, answerMs, platform }) {
     this.#killGraceMs = killGraceMs;
+    this.#answerMs = answerMs;
+    this.#platform = platform;
     this.#hooks = { onLaunch, onUnhandledChildError };
     this.#maxLaunchThreads = maxLaunchThreads;
     this.#restart = restart;
@@ -59,6 +61,21 @@ export class HelperBackend {
     }
   }
 
+  /** The current helper's pid (0 when none runs) and how many ids it holds. */
+  stats() {
+    const channel = this.#channel && !this.#channel.gone ? this.#channel : null;
+    return { helperPid: channel?.helperPid ?? 0, inFlight: channel?.inFlight ?? 0 };
+  }
+
+  /**
+   * The host was garbage-collected: nothing new can start. The helper ends once the
+   * children still running for someone have closed (at once when there are none).
+   */
+  release() {
+    this.#restart = false;
+    this.#channel?.endWhenIdle();
+  }
+
   /** Ends the helper and its non-detached children. */
   async shutdown() {
     this.#restart = false;
@@ -74,7 +91,10 @@ export class HelperBackend {
       if (current.gone) throw current.gone;
       return current; // its end settles the call with the same error as the others
     }
-    this.#channel = new Channel({ helperPath: locateHelper(this.#helperPath), launchThreads: this.#maxLaunchThreads, graceMs: this.#killGraceMs });
+    this.#channel = new Channel({
+      helperPath: locateHelper(this.#helperPath), launchThreads: this.#maxLaunchThreads, graceMs: this.#killGraceMs,
+      answerMs: this.#answerMs, platform: this.#platform,
+    });
     return this.#channel;
   }
 }

@@ -7,9 +7,6 @@ import { HostChild, watchAbortSignal } from "./host-child.js";
 
 /** Runs every launch through node:child_process in this thread. */
 export class InlineBackend {
-  /** Whether the backend itself enforces timeout and maxBuffer (the helper does). */
-  enforcesLimits = false;
-
   #onUnhandledChildError;
   #onLaunch;
 
@@ -110,6 +107,11 @@ export class InlineBackend {
 
   /** Nothing to stop: children belong to this process. */
   async shutdown() {}
+
+  /** @returns {{ helperPid: 0, inFlight: 0 }} nothing runs through a helper here */
+  stats() {
+    return { helperPid: 0, inFlight: 0 };
+  }
 }
 
 /** Closes a server or socket a child sent over IPC, whatever its kind. */

@@ -5,6 +5,7 @@
 import { spawn } from "node:child_process";
 import { fstatSync } from "node:fs";
 import { createRequire } from "node:module";
+import { isMainThread } from "node:worker_threads";
 import { FrameReader, encodeBytesHead, encodeFrame } from "./protocol.js";
 import { PROTOCOL_VERSION } from "./protocol-generated.js";
 import { HelperVersionError, HostShutdownError, ProtocolError, helperExited } from "./errors.js";
@@ -14,18 +15,25 @@ const STDERR_TAIL_BYTES = 4096;
 // After stdout ends or a write fails, wait this long for the exit status to report it.
 const EXIT_STATUS_WAIT_MS = 250;
 const MAX_ID = 0xffffffff;
+/** The default of the host option helperTimeoutMs. */
+export const DEFAULT_ANSWER_MS = 10_000;
 
 /**
  * What a request or child registers to hear about its id.
  * @typedef {object} ChannelHandler
  * @property {(name: string, values: unknown[]) => void} onMessage
  * @property {(error: Error) => void} onGone the helper went away; nothing more will come
+ * @property {(error: Error) => boolean} [onShutdown] shutdown() began: return true to keep
+ *   hearing about the id (a running child, whose real end the helper reports), false to
+ *   be settled now with `error` through onGone
  */
 
 /** One running helper and the conversation with it. */
 export class Channel {
   #helperPath;
   #process;
+  /** @type {import("node:stream").Writable} where frames go: the helper's stdin, or fd 6 */
+  #input;
   #reader = new FrameReader("to_node");
   /** @type {Map<number, ChannelHandler>} */
   #handlers = new Map();
@@ -40,13 +48,28 @@ export class Channel {
   #closed;
   #corked = false;
   #graceMs;
+  #answerMs;
+  // A helper started by a worker thread leaves its first process (see --leave-parent):
+  // the process Node watches exits at once, and the helper is known by its hello's pid.
+  #leftParent;
+  #helperPid = 0;
+  // Liveness: when the helper was last heard from, and the ping it has not answered.
+  #lastHeard = performance.now();
+  #pingSentAt = 0;
+  #startDeadline;
+  #watchdog;
+  #shutdownDeadline = null;
+  #endWhenIdle = false;
 
   /**
    * Starts the helper at once; `ready` settles after its hello.
-   * @param {{ helperPath: string, launchThreads?: number, graceMs?: number }} options
+   * @param {{ helperPath: string, launchThreads?: number, graceMs?: number, answerMs?: number,
+   *   platform?: string }} options answerMs: how long the helper may leave an answer owed
+   *   (its hello, a liveness check, its end after shutdown's grace) before it counts as hung
    */
-  constructor({ helperPath, launchThreads, graceMs = 5000 }) {
+  constructor({ helperPath, launchThreads, graceMs = 5000, answerMs = DEFAULT_ANSWER_MS, platform = process.platform }) {
     this.#graceMs = graceMs;
+    this.#answerMs = answerMs;
     this.#helperPath = helperPath;
     // The helper's own fds 0-2 carry the protocol, so Node's fds 0-2 reach it as 3-5,
     // for children whose stdio is "inherit".
@@ -54,19 +77,34 @@ export class Channel {
     if (launchThreads) args.push("--launch-threads", String(launchThreads));
     // Also the helper's grace when Node exits or dies and its stdin reaches EOF.
     args.push("--grace-ms", String(graceMs));
+    // libuv reaps a child only on the loop that started it: a helper outliving the
+    // worker that started it would stay a zombie until Node exits. Such a helper forks
+    // away from the process Node watches, which exits at once; Node then destroys that
+    // process's stdin, so frames go through an extra pipe, fd 6, instead.
+    this.#leftParent = !isMainThread && platform !== "win32";
+    if (this.#leftParent) args.push("--leave-parent", "--input-fd", "6");
     const inherited = [0, 1, 2].map((fd) => (isOpen(fd) ? fd : "ignore"));
     this.#hello = deferred();
     this.#hello.promise.catch(() => {}); // observed by whoever awaits ready
-    this.#process = spawn(helperPath, args, { stdio: ["pipe", "pipe", "pipe", ...inherited], windowsHide: true });
-    const { stdin, stdout, stderr } = this.#process;
+    const stdio = this.#leftParent ? ["ignore", "pipe", "pipe", ...inherited, "pipe"] : ["pipe", "pipe", "pipe", ...inherited];
+    this.#process = spawn(helperPath, args, { stdio, windowsHide: true });
+    const { stdout, stderr } = this.#process;
+    const stdin = this.#input = this.#leftParent ? this.#process.stdio[6] : this.#process.stdin;
     stdout.on("data", (chunk) => this.#receive(chunk));
     stdout.on("end", () => this.#onStdoutEnd());
     stderr.setEncoding("utf8");
     stderr.on("data", (text) => this.#keepStderr(text));
     stdin.on("error", (error) => this.#goAway(`writing to it failed: ${error.message}`));
     this.#process.on("error", (error) => this.#goAway(`it could not be run: ${error.message}`));
-    this.#process.on("exit", () => this.#goAway("it exited"));
+    this.#process.on("exit", (code) => {
+      // The first process of a helper that leaves its parent ends with 0 once it forked.
+      if (!(this.#leftParent && code === 0)) this.#goAway("it exited");
+    });
     this.#closed = new Promise((resolve) => this.#process.once("close", resolve));
+    this.#startDeadline = setTimeout(() => this.#goAway(`it sent no hello within ${answerMs} ms`, undefined, { hung: true }), answerMs);
+    this.#startDeadline.unref();
+    this.#watchdog = setInterval(() => this.#checkLiveness(), answerMs);
+    this.#watchdog.unref();
     this.#applyRef();
   }
 
@@ -85,9 +123,20 @@ export class Channel {
     return this.#gone;
   }
 
+  /** The helper's pid (from its hello), 0 before; for diagnostics and tests. */
+  get helperPid() {
+    return this.#helperPid;
+  }
+
+  /** How many ids are held: requests and children the helper still owes an answer. */
+  get inFlight() {
+    return this.#handlers.size;
+  }
+
   /** Registers a handler under a fresh id (never 0, unique among live ids). */
   register(handler) {
     if (this.#gone) throw this.#gone;
+    if (this.#shutdownRequested) throw new HostShutdownError("the ProcessHost was shut down before this call completed");
     let id = this.#nextId;
     while (this.#handlers.has(id)) id = id >= MAX_ID ? 1 : id + 1;
     this.#nextId = id >= MAX_ID ? 1 : id + 1;
@@ -98,6 +147,23 @@ export class Channel {
   /** The id is finished: the helper said all it will say about it. */
   release(id) {
     this.#handlers.delete(id);
+    if (this.#endWhenIdle && this.#handlers.size === 0) this.#end();
+  }
+
+  /**
+   * Nobody can start anything on this helper any more (its host was collected): end it
+   * once the children it still runs for someone have closed.
+   */
+  endWhenIdle() {
+    this.#endWhenIdle = true;
+    if (this.#handlers.size === 0) this.#end();
+  }
+
+  // Closing stdin is the helper's cue to end: it reaps what is left and exits.
+  #end() {
+    if (this.#gone || this.#shutdownRequested) return;
+    this.#shutdownRequested = true;
+    try { this.#input.end(); } catch { /* already going away */ }
   }
 
   /** Sends one message; throws the channel's error when the helper is gone. */
@@ -106,7 +172,7 @@ export class Channel {
     // After shutdown() the helper's stdin is closed and it is ending every child on
     // its own; what the settling children still say (close_output, credit) is moot,
     // and writing it would fail and cut the helper's grace period short.
-    if (this.#shutdownRequested && this.#process.stdin.writableEnded) return;
+    if (this.#shutdownRequested && this.#input.writableEnded) return;
     this.#write([encodeFrame(name, fields)]);
   }
 
@@ -117,7 +183,7 @@ export class Channel {
    */
   sendBytes(name, id, bytes, onFlushed) {
     if (this.#gone) throw this.#gone;
-    if (this.#shutdownRequested && this.#process.stdin.writableEnded) {
+    if (this.#shutdownRequested && this.#input.writableEnded) {
       process.nextTick(onFlushed);
       return;
     }
@@ -128,7 +194,7 @@ export class Channel {
     try {
       // Frames sent in one tick (a burst of launches, a big stdin write) leave in one
       // write to the pipe.
-      const { stdin } = this.#process;
+      const stdin = this.#input;
       if (!this.#corked) {
         this.#corked = true;
         stdin.cork();
@@ -159,34 +225,67 @@ export class Channel {
   }
 
   /**
-   * Asks the helper to end its children and exit; resolves once it has. Pending
-   * requests reject with a HostShutdownError.
+   * Asks the helper to end its children and exit; resolves once it has. Calls still
+   * waiting for an answer reject with a HostShutdownError; running children hear how
+   * they really ended (`exit` with the kill signal, or SIGKILL after the grace period).
+   * A helper that has not ended `answerMs` after the grace period is killed.
    */
   async shutdown(graceMs = this.#graceMs) {
-    if (!this.#gone) {
+    if (!this.#gone && !this.#holdForShutdown) {
       this.#shutdownRequested = true;
-      // Calls still pending fail now with a clear reason, not with whatever the
-      // helper's ending does to their children.
-      this.#settleHandlers(new HostShutdownError("the ProcessHost was shut down before this call completed"));
+      const error = new HostShutdownError("the ProcessHost was shut down before this call completed");
+      for (const [id, handler] of [...this.#handlers]) {
+        if (handler.onShutdown?.(error)) continue;
+        this.#handlers.delete(id);
+        handler.onGone(error);
+      }
       // Someone awaits the helper's end: keep Node alive until it has ended.
       this.#holdForShutdown = true;
       this.#applyRef();
       try {
-        this.send("shutdown", [graceMs]);
-        this.#process.stdin.end();
+        this.#write([encodeFrame("shutdown", [graceMs])]);
+        this.#input.end();
       } catch { /* already going away */ }
+      this.#shutdownDeadline = setTimeout(() => {
+        this.#goAway(`it had not ended ${graceMs + this.#answerMs} ms after shutdown()`, undefined, { hung: true });
+      }, Math.min(graceMs + this.#answerMs, 2 ** 31 - 1));
     }
     await this.#closed;
+    clearTimeout(this.#shutdownDeadline);
     this.#holdForShutdown = false;
+  }
+
+  // Runs every answerMs. While something waits on the helper and nothing came from it
+  // for that long, ask it for a pong; no answer to that within answerMs means it is
+  // stopped or hung: it is killed, and everything pending fails with the reason.
+  #checkLiveness() {
+    if (this.#gone || this.#goingAway) return;
+    const now = performance.now();
+    if (this.#pingSentAt === 0) {
+      if (this.#handlers.size === 0 || now - this.#lastHeard < this.#answerMs || !this.#helperPid) return;
+      this.#pingSentAt = now;
+      try { this.#write([encodeFrame("ping", [0])]); } catch { /* going away already */ }
+      return;
+    }
+    if (now - this.#pingSentAt < this.#answerMs) return;
+    // This thread may itself have been busy past the deadline, with the answer waiting
+    // in the socket: read what arrived (the poll phase) before deciding.
+    setImmediate(() => {
+      if (this.#pingSentAt !== 0 && performance.now() - this.#pingSentAt >= this.#answerMs) {
+        this.#goAway(`it answered no liveness check for ${this.#answerMs} ms (stopped or hung)`, undefined, { hung: true });
+      }
+    });
   }
 
   #applyRef() {
     const method = this.#refs > 0 || this.#holdForShutdown ? "ref" : "unref";
     this.#process[method]();
-    for (const stream of [this.#process.stdin, this.#process.stdout, this.#process.stderr]) stream?.[method]?.();
+    for (const stream of [this.#input, this.#process.stdout, this.#process.stderr]) stream?.[method]?.();
   }
 
   #receive(chunk) {
+    this.#lastHeard = performance.now();
+    this.#pingSentAt = 0;
     let messages;
     try {
       messages = this.#reader.push(chunk);
@@ -208,6 +307,7 @@ export class Channel {
 
   #dispatch({ name, values }) {
     if (name === "hello") return this.#checkHello(values);
+    if (name === "pong") return;
     if (name === "error") {
       const [id, fatal, message] = values;
       // An error about an id we no longer hold is a request that crossed the child's
@@ -222,6 +322,8 @@ export class Channel {
   }
 
   #checkHello([protocol, version, pid]) {
+    clearTimeout(this.#startDeadline);
+    this.#helperPid = pid;
     if (protocol !== PROTOCOL_VERSION || version !== PACKAGE_VERSION) {
       const error = new HelperVersionError(
         `spawnhost helper ${this.#helperPath} speaks protocol ${protocol} of version ${version}, ` +
@@ -246,12 +348,16 @@ export class Channel {
   }
 
   // The one "helper went away" path. Waits briefly for the exit status so the error
-  // can say how the helper ended, then settles every handler exactly once.
-  #goAway(reason, cause) {
+  // can say how the helper ended, then settles every handler exactly once. A hung
+  // helper (`hung`: it failed to answer in time) is killed first.
+  #goAway(reason, cause, { hung = false } = {}) {
     if (this.#goingAway) return;
     this.#goingAway = true;
-    const finish = () => this.#settleEverything(reason, cause);
-    if (this.#process.exitCode !== null || this.#process.signalCode !== null) {
+    clearTimeout(this.#startDeadline);
+    clearInterval(this.#watchdog);
+    const finish = () => this.#settleEverything(reason, cause, hung);
+    if (hung) this.#kill();
+    if (this.#leftParent || this.#exitStatusKnown()) {
       // Let stderr's last chunk arrive: it usually says why.
       setImmediate(finish);
       return;
@@ -264,20 +370,34 @@ export class Channel {
     });
   }
 
-  #settleEverything(reason, cause) {
+  // The exit status Node can see: none for a helper that left its parent.
+  #exitStatusKnown() {
+    return !this.#leftParent && (this.#process.exitCode !== null || this.#process.signalCode !== null);
+  }
+
+  #kill() {
+    if (this.#process.exitCode === null && this.#process.signalCode === null) this.#process.kill("SIGKILL");
+    if (this.#leftParent && this.#helperPid && !this.#process.stdout.readableEnded) {
+      try { process.kill(this.#helperPid, "SIGKILL"); } catch { /* already gone */ }
+    }
+  }
+
+  #settleEverything(reason, cause, hung) {
     if (this.#gone) return;
-    const { exitCode, signalCode } = this.#process;
+    const known = this.#exitStatusKnown();
+    const exitCode = known ? this.#process.exitCode : null;
+    const signalCode = known ? this.#process.signalCode : null;
     let error;
-    if (this.#shutdownRequested) error = new HostShutdownError("the ProcessHost was shut down before this call completed");
+    if (this.#shutdownRequested && !hung) error = new HostShutdownError("the ProcessHost was shut down before this call completed");
     else if (cause instanceof HelperVersionError) error = cause;
     else {
       error = helperExited({
-        helperPath: this.#helperPath, reason, exitCode, signal: signalCode, stderrTail: lastLines(this.#stderrTail, 10),
+        helperPath: this.#helperPath, reason, exitCode, signal: signalCode, hung, stderrTail: lastLines(this.#stderrTail, 10),
       });
       if (cause instanceof ProtocolError) error.cause = cause;
     }
     this.#gone = error;
-    if (exitCode === null && signalCode === null) this.#process.kill("SIGKILL");
+    if (!known) this.#kill();
     this.#hello.reject(error);
     this.#settleHandlers(error);
     this.#refs = 0;

@@ -130,8 +130,9 @@ export function asExecError(spawnError) {
  * The helper went away. Names how it ended and quotes the end of its stderr, which is
  * where it explains itself.
  */
-export function helperExited({ helperPath, reason, exitCode, signal, stderrTail }) {
-  const how = signal ? `was killed by ${signal}` : exitCode != null ? `exited with code ${exitCode}` : "stopped answering";
+export function helperExited({ helperPath, reason, exitCode, signal, hung = false, stderrTail }) {
+  const how = hung ? "stopped answering and was killed"
+    : signal ? `was killed by ${signal}` : exitCode != null ? `exited with code ${exitCode}` : "ended";
   let message = `spawnhost helper ${helperPath} ${how} (${reason})`;
   if (stderrTail) message += `; its stderr ended with:\n${stderrTail}`;
   const error = new HelperExitedError(message);

@@ -5,13 +5,9 @@ import { getSystemErrorName } from "node:util";
 import { EXIT_FLAG } from "./protocol-generated.js";
 import { asExecError, commandFailed, maxBufferExceeded } from "./errors.js";
 
-// The helper applies `timeout` to the running process; the calling thread applies it
-// again this much later, so that a launch stuck before the process exists still fails.
-const CALLING_THREAD_GRACE_MS = 1000;
-
 /**
  * Runs a normalized exec request to completion.
- * @param {{ launch: Function, enforcesLimits: boolean }} backend
+ * @param {{ launch: Function }} backend
  * @returns {Promise<{ stdout: string|Buffer, stderr: string|Buffer }>}
  */
 export function runToCompletion(backend, request) {
@@ -23,11 +19,11 @@ export function runToCompletion(backend, request) {
       reject(asExecError(error));
       return;
     }
-    collect(launch, backend.enforcesLimits, request, resolve, reject);
+    collect(launch, request, resolve, reject);
   });
 }
 
-function collect({ child, launched }, enforcesLimits, request, resolve, reject) {
+function collect({ child, launched }, request, resolve, reject) {
   const { cmd, maxBuffer, killSignal } = request;
   const encoding = request.encoding === "buffer" ? null : request.encoding;
   const stdoutChunks = [];
@@ -59,6 +55,8 @@ function collect({ child, launched }, enforcesLimits, request, resolve, reject) 
       resolve({ stdout, stderr });
       return;
     }
+    // shutdown() ended it: the call fails for that reason, with how the child ended.
+    if (!failure && child._hostShutdown) failure = Object.assign(child._hostShutdown, { code, signal });
     if (!failure) {
       failure = commandFailed({
         cmd,
@@ -95,15 +93,16 @@ function collect({ child, launched }, enforcesLimits, request, resolve, reject) 
     settle();
   }
 
+  // Node's own rule, in both modes: at the deadline the outputs are cut off and the
+  // child is sent its kill signal; the call settles at `close`. In helper mode the
+  // helper has applied the same deadline (even while this thread was busy) and ends a
+  // child that ignores the signal; a child that had already exited, its pipes held by
+  // a grandchild, settles now with its own status, as with child_process.
   if (request.timeout > 0) {
-    const delay = request.timeout + (enforcesLimits ? CALLING_THREAD_GRACE_MS : 0);
     timer = setTimeout(() => {
       timedOut = true;
       kill();
-      // The helper should have ended the child a second ago; don't hold the caller
-      // for a launch or a helper that is stuck.
-      if (enforcesLimits) settle(null, killSignal);
-    }, delay);
+    }, request.timeout);
   }
 
   const gather = (stream, chunks, name) => {

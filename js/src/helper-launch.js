@@ -7,6 +7,11 @@ import { HelperIpc } from "./helper-ipc.js";
 import { EXIT_FLAG, STDIO_KIND } from "./protocol-generated.js";
 import { AbortError, ProtocolError, spawnFailure } from "./errors.js";
 
+// The helper applies `timeout` to the running process. A launch the helper has not
+// even started this long after its deadline (every launch thread stuck) is given up
+// on the calling thread, and reported as the timeout it is.
+const LAUNCH_DEADLINE_GRACE_MS = 1000;
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Drives one child through starting → launching → running → exited → closed. */
 export class HelperLaunch {
@@ -31,6 +36,10 @@ export class HelperLaunch {
   #launchedSettle;
   /** @type {HelperIpc|null} */
   #ipc = null;
+  #launchDeadline = null;
+  // Given up before the helper answered (launch deadline): the id stays ours, and what
+  // the helper still says about it is only counted, until it has said all of it.
+  #abandoned = false;
 
   /**
    * @param {import("./channel.js").Channel} channel
@@ -66,6 +75,10 @@ export class HelperLaunch {
     } else {
       watchAbortSignal(this.child, request.signal, request.killSignal);
     }
+    if (request.timeout > 0) {
+      this.#launchDeadline = setTimeout(() => this.#launchOverdue(), Math.min(request.timeout + LAUNCH_DEADLINE_GRACE_MS, MAX_TIMER_MS));
+      this.#launchDeadline.unref();
+    }
     channel.ready.then(() => this.#sendSpawn(), (error) => this.#onGone(error));
   }
 
@@ -83,8 +96,9 @@ export class HelperLaunch {
       this.#helperOwes++;
       stream.on("close", () => {
         // A destroyed output closes the pipe in the helper, as Node closes its end: a
-        // child that writes on gets EPIPE/SIGPIPE instead of blocking on a full pipe.
-        if (credit !== undefined && !stream.readableEnded) this.#closeOutput(fd);
+        // child that writes on gets EPIPE/SIGPIPE instead of blocking on a full pipe
+        // (and execFile's timeout is not held up by a grandchild keeping it open).
+        if (!stream.readableEnded) this.#closeOutput(fd);
         this.#maybeClose();
       });
       return stream;
@@ -112,11 +126,12 @@ export class HelperLaunch {
       // The helper's own cwd is where Node was when the helper started; a call
       // without cwd means Node's cwd now (a helper of another platform, run through
       // wine, cannot use Node's path: it keeps its own).
-      cwd: r.cwd ?? (r.platform === process.platform ? process.cwd() : undefined),
+      cwd: r.cwd ?? (r.platform === process.platform ? nodeCwd() : undefined),
       // As child_process does, the child learns of its channel from the environment.
       env: r.ipc ? [...r.envPairs, "NODE_CHANNEL_FD=3", `NODE_CHANNEL_SERIALIZATION_MODE=${r.serialization}`] : r.envPairs,
       stdio: r.stdio.map((kind) => STDIO_KIND[kind]),
     };
+    if (r.cwd === undefined && r.platform === process.platform) options.node_cwd = true;
     if (options.cwd === undefined) delete options.cwd;
     if (r.spawnargs[0] !== r.spawnfile) options.argv0 = r.spawnargs[0];
     if (r.detached) options.detached = true;
@@ -142,6 +157,7 @@ export class HelperLaunch {
       this.#id = this.#channel.register({
         onMessage: (name, values) => this.#onMessage(name, values),
         onGone: (error) => this.#onGone(error),
+        onShutdown: (error) => this.#onShutdown(error),
       });
       this.#state = "launching";
       try {
@@ -156,11 +172,14 @@ export class HelperLaunch {
       // The helper holds input that arrives before the process exists.
       for (const [name, bytes] of this.#early.splice(0)) this.#sendForChild(name, bytes);
     } catch (error) {
+      // Whatever failed after the id was taken, the id must not stay taken.
+      if (this.#state === "launching" && !this.#channel.gone) this.#releaseId();
       this.#onGone(error);
     }
   }
 
   #onMessage(name, values) {
+    if (this.#abandoned) return this.#absorb(name);
     switch (name) {
       case "spawned": return this.#onSpawned(values);
       case "spawn_error": return this.#onSpawnError(values[1], values[2]);
@@ -185,6 +204,7 @@ export class HelperLaunch {
   }
 
   #onSpawned([, pid, createUs, queuedUs]) {
+    clearTimeout(this.#launchDeadline);
     this.#state = "running";
     this.child.pid = pid;
     if (this.#ipc) this.child._openChannel();
@@ -194,16 +214,15 @@ export class HelperLaunch {
   }
 
   #onSpawnError(code, stage) {
+    clearTimeout(this.#launchDeadline);
     if (code === "ECANCELED" && this.#pendingKill !== null) {
       this.#cancelled(this.#pendingKill);
       return;
     }
     if (code === "ETIMEDOUT" && stage === "queue") {
-      // It waited for a launch thread past its whole timeout and never started:
-      // report it as the timeout it is.
-      this.child.killed = true;
-      this.child._exitFlags = EXIT_FLAG.timed_out;
-      this.#cancelled(this.#request.killSignal);
+      // It waited for a launch thread past its whole timeout and never started.
+      this.#releaseId();
+      this.#timedOutBeforeStart();
       return;
     }
     const { error, emitted } = spawnFailure(code, this.#request.spawnfile, this.#request.spawnargs);
@@ -216,6 +235,35 @@ export class HelperLaunch {
     this.child.exitCode = error.errno;
     this.#launchedSettle.resolve();
     this.child._deliver("error", error);
+    this.#closeNow();
+  }
+
+  // Still not started a second after its deadline: the helper is told to drop it (or
+  // to kill it, should it start after all), and the caller hears of the timeout now.
+  #launchOverdue() {
+    if (this.#state === "launching") {
+      try { this.#channel.send("kill", [this.#id, this.#request.killSignal]); } catch { /* gone: nothing will start */ }
+      this.#abandoned = true;
+    } else if (this.#state !== "starting") {
+      return;
+    }
+    this.#timedOutBeforeStart();
+  }
+
+  // What the helper still says about an abandoned launch (spawned and killed at once,
+  // or dropped from the queue): counted until it has said everything, then the id is free.
+  #absorb(name) {
+    if (name === "spawn_error" || name === "error") this.#releaseId();
+    else if (name === "exit" || name === "eof") this.#helperPaid();
+  }
+
+  // The launch never produced a process before its deadline: a timeout, with the kill
+  // signal as the end, as child_process reports a child its timeout killed.
+  #timedOutBeforeStart() {
+    this.child.killed = true;
+    this.child._exitFlags = EXIT_FLAG.timed_out;
+    this.child.signalCode = this.#request.killSignal;
+    this.#launchedSettle.resolve();
     this.#closeNow();
   }
 
@@ -263,10 +311,18 @@ export class HelperLaunch {
   }
 
   #onGone(error) {
+    clearTimeout(this.#launchDeadline);
     if (this.#state === "closed") return;
     if (this.#state === "starting" || this.#state === "launching") {
       this.#finish();
       this.#launchedSettle.reject(error);
+      return;
+    }
+    if (this.#state === "exited") {
+      // How the child ended is known (a grandchild may hold its pipes): no error, only
+      // the end of what it can no longer send.
+      this.#ipc?.gone(error);
+      this.#closeNow();
       return;
     }
     this.child._deliver("error", error);
@@ -275,6 +331,14 @@ export class HelperLaunch {
     this.child.stdout?.destroy();
     this.child.stderr?.destroy();
     this.#closeNow();
+  }
+
+  // shutdown() began. A call not answered yet fails now; a running child stays to
+  // hear its real end from the helper, which is ending it.
+  #onShutdown(error) {
+    if (this.#abandoned || this.#state === "launching") return false;
+    this.child._hostShutdown = error;
+    return true;
   }
 
   #maybeClose() {
@@ -311,6 +375,7 @@ export class HelperLaunch {
 
   // The child is closed for its user: stop holding Node alive for it.
   #finish() {
+    clearTimeout(this.#launchDeadline);
     this.#state = "closed";
     if (this.#refHeld) {
       this.#refHeld = false;
@@ -380,5 +445,17 @@ export class HelperLaunch {
     if (!this.#refHeld) return;
     this.#refHeld = false;
     this.#channel.unref();
+  }
+}
+
+// Node's current directory as a path, for a launch without `cwd`. Where it was deleted,
+// process.cwd() throws (or names a path that is gone, from its cache): the helper then
+// starts the child where Node really is (spawn option node_cwd), as Node's own would.
+function nodeCwd() {
+  try {
+    return process.cwd();
+  } catch (error) {
+    if (error?.code === "ENOENT") return undefined;
+    throw error;
   }
 }

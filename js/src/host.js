@@ -8,6 +8,12 @@ import { HelperBackend } from "./backend-helper.js";
 import { shouldFallBackToInline } from "./locate-helper.js";
 import { warnUnhandledChildError } from "./host-child.js";
 import { HostShutdownError, invalidOption } from "./errors.js";
+import { DEFAULT_ANSWER_MS } from "./channel.js";
+
+// A host dropped without shutdown() must not keep its helper (a process and three
+// descriptors) until Node exits: once it is collected, its helper ends as soon as the
+// children it still runs for someone have closed.
+const droppedHosts = new FinalizationRegistry((backend) => backend.release?.());
 
 /**
  * Starts child processes without blocking the event loop: in helper mode (the default)
@@ -35,10 +41,13 @@ export class ProcessHost {
    * @param {"linux"|"win32"} [options.helperPlatform] the platform the helper runs on, when it
    *   is not this process's: "win32" for the Windows helper run through wine from Linux
    *   (its tests do this). Shell commands, the default cwd and fork follow that platform.
+   * @param {number} [options.helperTimeoutMs] how long the helper may owe an answer (its
+   *   hello at start, a liveness check while calls wait on it, its end after shutdown's
+   *   grace) before it counts as stopped or hung and is killed (default 10000)
    */
   constructor(options = {}) {
     if (options === null || typeof options !== "object") throw invalidOption("options", options, "an object");
-    const { mode = "helper", maxLaunchThreads, onLaunch, onUnhandledChildError = warnUnhandledChildError, restart = true, helperPath, fallback = "inline", killGraceMs = 5000, helperPlatform = process.platform } = options;
+    const { mode = "helper", maxLaunchThreads, onLaunch, onUnhandledChildError = warnUnhandledChildError, restart = true, helperPath, fallback = "inline", killGraceMs = 5000, helperPlatform = process.platform, helperTimeoutMs = DEFAULT_ANSWER_MS } = options;
     if (mode !== "helper" && mode !== "inline") throw invalidOption("mode", mode, "\"helper\" or \"inline\"", "ERR_INVALID_ARG_VALUE");
     if (maxLaunchThreads !== undefined && !(Number.isInteger(maxLaunchThreads) && maxLaunchThreads >= 1 && maxLaunchThreads <= 1024)) {
       throw invalidOption("maxLaunchThreads", maxLaunchThreads, "an integer from 1 to 1024", "ERR_OUT_OF_RANGE");
@@ -49,6 +58,9 @@ export class ProcessHost {
     if (typeof restart !== "boolean") throw invalidOption("restart", restart, "a boolean");
     if (!(Number.isInteger(killGraceMs) && killGraceMs >= 0 && killGraceMs <= 2 ** 31 - 1)) {
       throw invalidOption("killGraceMs", killGraceMs, "a non-negative integer", "ERR_OUT_OF_RANGE");
+    }
+    if (!(Number.isInteger(helperTimeoutMs) && helperTimeoutMs >= 1 && helperTimeoutMs <= 2 ** 31 - 1)) {
+      throw invalidOption("helperTimeoutMs", helperTimeoutMs, "a positive integer", "ERR_OUT_OF_RANGE");
     }
     if (helperPath !== undefined && (typeof helperPath !== "string" || helperPath === "")) {
       throw invalidOption("helperPath", helperPath, "a non-empty path string");
@@ -63,7 +75,8 @@ export class ProcessHost {
     const hooks = { onLaunch, onUnhandledChildError };
     this.#backend = this.#mode === "inline"
       ? new InlineBackend(hooks)
-      : new HelperBackend({ ...hooks, maxLaunchThreads, restart, helperPath, killGraceMs });
+      : new HelperBackend({ ...hooks, maxLaunchThreads, restart, helperPath, killGraceMs, answerMs: helperTimeoutMs, platform: helperPlatform });
+    droppedHosts.register(this, this.#backend, this);
   }
 
   /** "helper" or "inline". */
@@ -142,8 +155,22 @@ export class ProcessHost {
     await rm(path, { recursive: true, force: true, maxRetries: 3 });
   }
 
-  /** Stops the helper; calls still pending reject with a HostShutdownError. */
+  /**
+   * What the host is doing now: `helperPid` (0 when no helper runs, and always in
+   * inline mode) and `inFlight`, the calls and children the helper still owes answers.
+   * @returns {{ mode: "helper"|"inline", helperPid: number, inFlight: number }}
+   */
+  stats() {
+    return { mode: this.#mode, ...this.#backend.stats() };
+  }
+
+  /**
+   * Ends every non-detached child (its killSignal, SIGKILL after killGraceMs), each
+   * reporting how it ended, then stops the helper. Calls not answered yet reject with a
+   * HostShutdownError.
+   */
   async shutdown() {
+    droppedHosts.unregister(this);
     this.#closed = true;
     await this.#backend.shutdown();
   }
