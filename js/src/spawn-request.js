@@ -1,0 +1,46 @@
+// The options map of a `spawn` frame (schema/protocol.json, spawn_options), built from
+// a request normalized by options.js.
+import { OUTPUT_CREDIT } from "./helper-streams.js";
+import { STDIO_KIND } from "./protocol-generated.js";
+
+/**
+ * @param {object} r a normalized request
+ * @returns {Record<string, unknown>} the spawn options the helper understands
+ */
+export function spawnRequestOptions(r) {
+  const options = {
+    // The helper's own cwd is where Node was when the helper started; a call
+    // without cwd means Node's cwd now (a helper of another platform, run through
+    // wine, cannot use Node's path: it keeps its own).
+    cwd: r.cwd ?? (r.platform === process.platform ? nodeCwd() : undefined),
+    // As child_process does, the child learns of its channel from the environment.
+    env: r.ipc ? [...r.envPairs, "NODE_CHANNEL_FD=3", `NODE_CHANNEL_SERIALIZATION_MODE=${r.serialization}`] : r.envPairs,
+    stdio: r.stdio.map((kind) => STDIO_KIND[kind]),
+  };
+  if (r.cwd === undefined && r.platform === process.platform) options.node_cwd = true;
+  if (options.cwd === undefined) delete options.cwd;
+  if (r.spawnargs[0] !== r.spawnfile) options.argv0 = r.spawnargs[0];
+  if (r.detached) options.detached = true;
+  if (r.timeout > 0) options.timeout_ms = r.timeout;
+  if (r.killSignal !== "SIGTERM") options.kill_signal = r.killSignal;
+  if (r.kind === "exec" && Number.isFinite(r.maxBuffer)) options.max_buffer = Math.floor(r.maxBuffer);
+  if (r.kind === "spawn") options.credit = OUTPUT_CREDIT;
+  if (r.ipc) options.ipc = true;
+  if (r.uid !== undefined) options.uid = r.uid;
+  if (r.gid !== undefined) options.gid = r.gid;
+  if (r.windowsHide) options.windows_hide = true;
+  if (r.windowsVerbatimArguments) options.windows_verbatim_arguments = true;
+  return options;
+}
+
+// Node's current directory as a path, for a launch without `cwd`. Where it was deleted,
+// process.cwd() throws (or names a path that is gone, from its cache): the helper then
+// starts the child where Node really is (spawn option node_cwd), as Node's own would.
+function nodeCwd() {
+  try {
+    return process.cwd();
+  } catch (error) {
+    if (error?.code === "ENOENT") return undefined;
+    throw error;
+  }
+}
