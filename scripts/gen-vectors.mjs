@@ -54,6 +54,9 @@ const valid = [
   ["send_error", [12, 3, "EPIPE"]],
   ["data from the IPC channel", [4, 3, 3, bin("7b2261223a317d0a")]],
   ["spawn with an IPC channel", [16, 4, "node", ["child.js"], { ipc: true, credit: 65536 }]],
+  ["spawn in Node's current directory", [16, 5, "pwd", [], { cwd: "/tmp/gone", node_cwd: true }]],
+  ["ping", [25, 7]],
+  ["pong", [13, 7]],
 ].map(([name, decoded]) => ({ name, hex: frame(Buffer.from(encode(toWire(decoded)))), decoded, valid: true }));
 
 const raw = (hex) => frame(Buffer.from(hex, "hex"));
@@ -82,6 +85,8 @@ const invalid = [
   ["close_output of stdin", raw("9317" + "03" + "00"), "bad_field"],
   ["credit for fd 4", raw("941403" + "04" + "0a"), "bad_field"],
   ["exit sent to the helper", raw("9506" + "01" + "00" + "c0" + "00"), "unknown_message"],
+  ["ping without a token", raw("9119"), "wrong_size"],
+  ["spawn with node_cwd not a bool", raw("9510" + "01" + "a474727565" + "90" + "81a86e6f64655f63776401"), "bad_option"],
 // Every invalid vector is bytes arriving at the helper; the JS suite decodes them as
 // the helper would, so both sides agree on the categories.
 ].map(([name, hex, error]) => ({ name, hex, valid: false, receiver: "helper", error }));

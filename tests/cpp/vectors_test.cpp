@@ -45,6 +45,7 @@ std::string encode_with_helper(const json& d) {
     case protocol::msg::removed: return encode::removed(d[1], opt_str(d[2]), opt_str(d[3]));
     case protocol::msg::sent: return encode::sent(d[1], d[2]);
     case protocol::msg::send_error: return encode::send_error(d[1], d[2].get<std::string>());
+    case protocol::msg::pong: return encode::pong(d[1]);
     default: ADD_FAILURE() << "no encoder for code " << code; return {};
   }
 }
