@@ -31,8 +31,10 @@ export interface ProcessHostOptions {
   onUnhandledChildError?: (error: Error, pid: number | undefined) => void;
   /** Start a new helper on the next call after one went away. Default true. */
   restart?: boolean;
-  /** When the host ends (Node exits or dies, or shutdown()): how long non-detached children get after their killSignal before SIGKILL. Default 5000. */
+  /** How long a child the helper ends gets after its killSignal before SIGKILL: when the host ends (Node exits or dies, a worker ends, shutdown()) and after a timeout or maxBuffer kill. Default 5000. */
   killGraceMs?: number;
+  /** How long the helper may owe an answer (its hello, a liveness check, its end after shutdown's grace) before it counts as hung and is killed. Default 10000. */
+  helperTimeoutMs?: number;
   /** The helper executable. Default: SPAWNHOST_HELPER_PATH, then the platform package, then the repository's build. */
   helperPath?: string;
   /**
@@ -210,6 +212,15 @@ export class ProcessHost {
   removeTree(path: string): Promise<void>;
   /** Stops the helper; pending calls reject with HostShutdownError. */
   shutdown(): Promise<void>;
+  /** What the host is doing now: the helper's pid (0 when none runs, and in inline mode) and how many calls and children it still owes answers. */
+  stats(): HostStats;
+}
+
+/** What ProcessHost#stats() returns. */
+export interface HostStats {
+  mode: "helper" | "inline";
+  helperPid: number;
+  inFlight: number;
 }
 
 /** Base class of every error spawnhost creates. */

@@ -2,7 +2,7 @@
 import {
   ProcessHost, HostChild, HostExecError, HostSpawnError, HelperExitedError, HelperVersionError,
   HelperNotFoundError, HostShutdownError, ProtocolError, AbortError, SpawnhostError,
-  type LaunchInfo, type ExecResult, type ForkOptions, type IpcMessage, type Serialization,
+  type LaunchInfo, type ExecResult, type HostStats, type ForkOptions, type IpcMessage, type Serialization,
 } from "spawnhost";
 
 async function usesEverything(): Promise<void> {
@@ -12,6 +12,8 @@ async function usesEverything(): Promise<void> {
     restart: true,
     fallback: "error",
     helperPath: "/opt/spawnhost-helper",
+    killGraceMs: 2000,
+    helperTimeoutMs: 5000,
     onLaunch: (launch: LaunchInfo) => console.log(launch.kind, launch.file, launch.createMs, launch.queuedMs),
     onUnhandledChildError: (error: Error, pid: number | undefined) => console.warn(error.message, pid),
   });
@@ -50,6 +52,9 @@ async function usesEverything(): Promise<void> {
   void [forkedUrl, withIpc, more, connected];
 
   await host.removeTree("/tmp/x");
+  const stats: HostStats = host.stats();
+  const inFlight: number = stats.inFlight + stats.helperPid;
+  void inFlight;
   await host.shutdown();
 
   try {
