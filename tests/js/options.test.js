@@ -84,6 +84,9 @@ describe("ProcessHost options", () => {
 
   test("maxLaunchThreads must be a positive integer", () => {
     assert.throws(() => new ProcessHost({ maxLaunchThreads: 0 }), /"maxLaunchThreads"/);
+    for (const bad of [0, -1, 1.5, "10", 2 ** 31]) {
+      assert.throws(() => new ProcessHost({ helperTimeoutMs: bad }), { name: "TypeError", code: "ERR_OUT_OF_RANGE", message: /"helperTimeoutMs"/ });
+    }
   });
 
   test("hooks must be functions", () => {

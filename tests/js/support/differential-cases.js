@@ -89,6 +89,9 @@ export const cases = [
   { name: "timeout given as a signal number", run: "execFile", file: "sleep", args: ["2"], options: { timeout: 100, killSignal: 2 } },
   { name: "output before a timeout is kept", ...sh("echo before; sleep 2", { timeout: 300 }) },
   { name: "a timeout that is not reached", run: "execFile", file: "echo", args: ["quick"], options: { timeout: 5000 } },
+  { name: "the largest timeout Node accepts", run: "execFile", file: "echo", args: ["in time"], options: { timeout: 2 ** 31 - 1 } },
+  { name: "a timeout reached after the child exited 0, a grandchild holding its output", ...sh("echo out; (sleep 2) & exit 0", { timeout: 300 }) },
+  { name: "a timeout reached after the child exited 3, a grandchild holding its output", ...sh("echo out; (sleep 2) & exit 3", { timeout: 300 }) },
   { name: "a child that ignores the timeout signal is still killed by SIGKILL", ...sh("trap '' TERM; sleep 1", { timeout: 100, killSignal: "SIGKILL" }) },
 
   // maxBuffer
@@ -127,6 +130,7 @@ export const cases = [
   { name: "spawn: killed with SIGKILL by number", run: "spawn", file: "sleep", args: ["5"], kill: 9 },
   { name: "spawn: shell command", run: "spawn", file: "echo $((2 + 3))", options: { shell: true } },
   { name: "spawn: timeout", run: "spawn", file: "sleep", args: ["5"], options: { timeout: 100 } },
+  { name: "spawn: the largest timeout Node accepts", run: "spawn", file: "echo", args: ["in time"], options: { timeout: 2 ** 31 - 1 } },
   { name: "spawn: argv0", run: "spawn", file: "sh", args: ["-c", "echo $0"], options: { argv0: "renamed" } },
   { name: "spawn: stdio ignore", run: "spawn", file: "echo", args: ["x"], options: { stdio: "ignore" } },
   { name: "spawn: stdin piped through", run: "spawn", file: "cat", input: "through cat\n" },
