@@ -103,6 +103,7 @@ void session::on_launched(const std::shared_ptr<pending_launch>& p, launched_pro
   for (auto& bytes : p->early_input) c->write(std::move(bytes));
   if (p->early_end) c->end_input();
   for (auto& bytes : p->early_sends) c->send(std::move(bytes));
+  for (const std::uint32_t fd : p->early_closes) c->close_stream(fd);
   if (p->kill_on_arrival) c->kill(p->kill_on_arrival);
   if (shutting_down_ && !c->detached()) c->kill(c->kill_signal());
 }
@@ -154,6 +155,8 @@ void session::handle(credit_request&& r) {
 }
 
 void session::handle(close_output_request&& r) {
+  // execFile's timeout can cut its outputs off before the process even exists.
+  if (auto it = launching_.find(r.id); it != launching_.end()) return it->second->early_closes.push_back(r.fd);
   if (child* c = find_child(r.id, "close_output")) c->close_stream(r.fd);
 }
 

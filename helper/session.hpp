@@ -62,6 +62,7 @@ class session final : public channel::handler, public child_owner {
     std::vector<std::string> early_input;
     std::vector<std::string> early_sends;
     bool early_end = false;
+    std::vector<std::uint32_t> early_closes;  // close_output before the process existed
   };
 
   void handle(spawn_request&& r);

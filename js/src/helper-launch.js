@@ -389,8 +389,8 @@ export class HelperLaunch {
   }
 
   #closeOutput(fd) {
-    if (this.#id === 0 || this.#helperOwes === 0) return;
-    try { this.#channel.send("close_output", [this.#id, fd]); } catch { /* helper gone: onGone settles */ }
+    if (this.#state !== "starting" && (this.#id === 0 || this.#helperOwes === 0)) return;
+    try { this.#sendForChild("close_output", fd); } catch { /* helper gone: onGone settles */ }
   }
 
   #kill(signal) {
