@@ -168,6 +168,14 @@ if (helperMode) {
       assert.deepEqual(await within(10000, once(child, "exit"), "exit"), [null, "SIGKILL"]);
     });
 
+    test("timeouts that cut outputs off while launches still wait in the helper's queue reject as timeouts", async () => {
+      const host = hostFor("helper", { maxLaunchThreads: 1 });
+      after(() => host.shutdown());
+      await host.execFile("true"); // the helper is up: the requests below reach it at once
+      const outcomes = await Promise.all(Array.from({ length: 40 }, () => rejection(host.execFile("sleep", ["5"], { timeout: 1 }))));
+      assert.deepEqual(outcomes.map((error) => [error.name, error.timedOut]), Array(40).fill(["HostExecError", true]));
+    });
+
     test("a launch that throws after taking a request id gives the id back", async () => {
       const host = hostFor("helper");
       after(() => host.shutdown());
