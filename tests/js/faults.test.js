@@ -116,6 +116,19 @@ if (helperMode) {
       assert.equal(isAlive(child.pid), false, "its child died with it");
     });
 
+    test("a quiet helper that answers its liveness checks is left alone", async () => {
+      const host = hostFor("helper", { helperTimeoutMs: 100 });
+      after(() => host.shutdown());
+      const pid = (await host.execFile("true"), host.stats().helperPid);
+      const child = await host.spawn("sleep", ["1.5"], { stdio: "ignore" });
+      const events = [];
+      child.on("error", (error) => events.push(["error", error.name]));
+      child.on("exit", (...args) => events.push(["exit", ...args]));
+      await within(10000, once(child, "close"), "close");
+      assert.deepEqual(events, [["exit", 0, null]]);
+      assert.equal(host.stats().helperPid, pid);
+    });
+
     test("a silent helper: spawn with a timeout, execFile and removeTree without one, and shutdown() all settle", async () => {
       // The launch deadline (timeout + 1 s) comes before the liveness check finds it hung.
       const host = new ProcessHost({ helperPath: fixture("fake-helper-silent.mjs"), helperTimeoutMs: 1500, restart: false });
