@@ -151,12 +151,19 @@ for (const mode of modes()) {
       assert.equal(error.cause, "early");
     });
 
-    test("completeWhen stdout-json resolves once stdout holds one JSON value", async () => {
-      const started = Date.now();
-      const { stdout } = await host.execFile("sh", ["-c", "echo '{\"a\":'; echo '[1,2]}'; sleep 10"], { completeWhen: "stdout-json" });
-      assert.deepEqual(JSON.parse(stdout), { a: [1, 2] });
-      assert.ok(Date.now() - started < 5000);
-    });
+    // The child lingers for 60 s after its answer: a call that waited for it would hit
+    // the guard, and the failure names which maxBuffer kind broke early completion.
+    for (const [kind, maxBuffer] of [["default", undefined], ["finite", 64 * 1024], ["Infinity", Infinity]]) {
+      test(`completeWhen stdout-json resolves once stdout holds one JSON value (maxBuffer ${kind})`, async () => {
+        const call = host.execFile("sh", ["-c", "echo '{\"a\":'; echo '[1,2]}'; exec sleep 60"], { completeWhen: "stdout-json", maxBuffer });
+        let guard;
+        const lingered = new Promise((resolve) => { guard = setTimeout(resolve, 20_000, "still waiting 20 s later"); });
+        const outcome = await Promise.race([call, lingered]);
+        clearTimeout(guard);
+        assert.notEqual(outcome, "still waiting 20 s later", `maxBuffer ${kind}: the call waited for the child to end`);
+        assert.deepEqual(JSON.parse(outcome.stdout), { a: [1, 2] });
+      });
+    }
 
     test("200 launches at concurrency 8 all succeed", async () => {
       let next = 0;
