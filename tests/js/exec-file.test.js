@@ -113,6 +113,23 @@ for (const mode of modes()) {
       assert.equal(stdout, "12345");
     });
 
+    test("the default maxBuffer is 1 MiB: exactly that passes, one byte more rejects", async () => {
+      const { stdout } = await host.execFile("head", ["-c", String(1024 * 1024), "/dev/zero"], { encoding: "buffer" });
+      assert.equal(stdout.length, 1024 * 1024);
+      const error = await rejection(host.execFile("head", ["-c", String(1024 * 1024 + 1), "/dev/zero"], { encoding: "buffer" }));
+      assert.equal(error.message, "stdout maxBuffer length exceeded");
+      assert.equal(error.stdout.length, 1024 * 1024);
+    });
+
+    test("arguments past the 4 MiB frame limit reject with E2BIG, as exec would", async () => {
+      // 48 arguments of 100 KB: each under the kernel's per-argument limit, 4.8 MB in all.
+      const args = Array.from({ length: 48 }, () => "a".repeat(100_000));
+      const error = await rejection(host.execFile("echo", args));
+      assert.equal(error.code, "E2BIG");
+      assert.equal(error.syscall, "spawn"); // thrown before the launch, as Node's spawn() does
+      await assert.rejects(async () => host.spawn("echo", args), { code: "E2BIG", syscall: "spawn" });
+    });
+
     test("encoding buffer returns Buffers", async () => {
       const { stdout, stderr } = await host.execFile("printf", ["\\377\\000"], { encoding: "buffer" });
       assert.ok(Buffer.isBuffer(stdout) && Buffer.isBuffer(stderr));
