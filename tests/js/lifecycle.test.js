@@ -2,14 +2,17 @@
 // away, restart, shutdown and removeTree.
 import { describe, test, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, mkdirSync, writeFileSync, symlinkSync, existsSync, readFileSync, readdirSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { chmodSync, mkdtempSync, mkdirSync, writeFileSync, symlinkSync, existsSync, readFileSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { fileURLToPath } from "node:url";
 import { ProcessHost, HelperExitedError, HelperVersionError, HostShutdownError } from "spawnhost";
 import { modes, hostFor, once, rejection } from "./support/modes.js";
 
 const fixture = (name) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
+// perl (in every Debian) holds a write lease (fcntl F_SETLEASE 1024, F_WRLCK 1) on
+// ARGV[0] and says "held"; any open of the file, exec's included, waits until it dies.
+const HOLD_WRITE_LEASE = '$SIG{IO} = "IGNORE"; open(my $f, "<", $ARGV[0]) or die "open: $!"; fcntl($f, 1024, 1) or die "lease: $!"; $| = 1; print "held\\n"; sleep 120';
 const packageVersion = JSON.parse(readFileSync(new URL("../../js/package.json", import.meta.url), "utf8")).version;
 
 for (const mode of modes()) {
@@ -142,6 +145,40 @@ if (modes().includes("helper")) {
       assert.equal(error.signal, "SIGTERM");
       assert.ok(elapsed >= 1150 && elapsed < 3000, `settled after ${elapsed} ms`);
       await host.shutdown();
+    });
+
+    // The only launch thread is held inside a first launch: a write lease on its program
+    // makes exec's open wait until the lease holder lets go. The second launch waits
+    // in the queue past its helper-side deadline; the lease is released before the
+    // calling thread's own deadline (timeout + 1 s), so only the helper's check can
+    // keep it from starting.
+    test("a launch still queued at its deadline never starts, and rejects with timedOut", async () => {
+      const dir = mkdtempSync(`${tmpdir()}/spawnhost-queued-`);
+      const blocker = `${dir}/blocker.sh`;
+      const marker = `${dir}/started`;
+      writeFileSync(blocker, "#!/bin/sh\nexit 0\n");
+      chmodSync(blocker, 0o755);
+      const holder = spawn("perl", ["-e", HOLD_WRITE_LEASE, blocker], { stdio: ["ignore", "pipe", "inherit"] });
+      const launched = [];
+      const host = new ProcessHost({ fallback: "error", maxLaunchThreads: 1, onLaunch: ({ file }) => launched.push(file) });
+      try {
+        assert.equal((await once(holder.stdout, "data"))[0].toString(), "held\n");
+        const first = host.execFile(blocker).catch((error) => error);
+        const second = rejection(host.execFile("touch", [marker], { timeout: 1000 }));
+        await new Promise((resolve) => setTimeout(resolve, 1300));
+        holder.kill("SIGKILL");
+        const error = await second;
+        assert.equal(error.timedOut, true);
+        assert.equal(error.killed, true);
+        await first;
+        // Queued behind both: once it ran, the helper has decided the second one.
+        await host.execFile("true");
+        assert.deepEqual(launched, [blocker, "true"], "the launch past its deadline was started");
+        assert.equal(existsSync(marker), false);
+      } finally {
+        holder.kill("SIGKILL");
+        await host.shutdown();
+      }
     });
 
     test("a missing helper binary is a clear error naming the path", async () => {
