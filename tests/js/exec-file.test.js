@@ -1,7 +1,7 @@
 // execFile/exec behaviour, run against every mode in SPAWNHOST_TEST_MODES.
 import { describe, test, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, realpathSync } from "node:fs";
+import { mkdtempSync, readFileSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { HostExecError } from "spawnhost";
 import { modes, hostFor, rejection } from "./support/modes.js";
@@ -197,3 +197,29 @@ for (const mode of modes()) {
     });
   });
 }
+
+if (modes().includes("helper")) {
+  describe("maxBuffer in the helper", () => {
+    // Node applies maxBuffer again to what it receives, so the result alone cannot show
+    // the helper's own cap; the bytes its relaying thread wrote (/proc/<pid>/task/<tid>/io) can.
+    test("the helper relays no more than maxBuffer bytes of a child's output", async () => {
+      const host = hostFor("helper");
+      try {
+        const probe = await host.spawn("sleep", ["30"], { stdio: "ignore" });
+        const helper = Number(readFileSync(`/proc/${probe.pid}/stat`, "utf8").split(") ")[1].split(" ")[1]);
+        // The main thread's own count: the process total also adds what reaped children wrote.
+        const written = () => Number(/^wchar: (\d+)$/m.exec(readFileSync(`/proc/${helper}/task/${helper}/io`, "utf8"))[1]);
+        const before = written();
+        const error = await rejection(host.execFile("head", ["-c", "10000000", "/dev/zero"], { maxBuffer: 1000 }));
+        const relayed = written() - before;
+        assert.equal(error.message, "stdout maxBuffer length exceeded");
+        // 1,000 bytes of output plus a few small frames (spawned, exit, close).
+        assert.ok(relayed < 4096, `the helper wrote ${relayed} bytes for 1,000 bytes of allowed output`);
+        probe.kill();
+      } finally {
+        await host.shutdown();
+      }
+    });
+  });
+}
+
