@@ -163,9 +163,13 @@ if (modes().includes("helper")) {
       const host = new ProcessHost({ fallback: "error", maxLaunchThreads: 1, onLaunch: ({ file }) => launched.push(file) });
       try {
         assert.equal((await once(holder.stdout, "data"))[0].toString(), "held\n");
+        // A running helper receives the next requests at once, so its deadline for the
+        // second (1 s after it arrived) falls 500 ms before the lease is let go, which is
+        // 500 ms before the calling thread's own deadline (timeout + 1 s).
+        await host.execFile("true");
         const first = host.execFile(blocker).catch((error) => error);
         const second = rejection(host.execFile("touch", [marker], { timeout: 1000 }));
-        await new Promise((resolve) => setTimeout(resolve, 1300));
+        await new Promise((resolve) => setTimeout(resolve, 1500));
         holder.kill("SIGKILL");
         const error = await second;
         assert.equal(error.timedOut, true);
@@ -173,7 +177,7 @@ if (modes().includes("helper")) {
         await first;
         // Queued behind both: once it ran, the helper has decided the second one.
         await host.execFile("true");
-        assert.deepEqual(launched, [blocker, "true"], "the launch past its deadline was started");
+        assert.deepEqual(launched, ["true", blocker, "true"], "the launch past its deadline was started");
         assert.equal(existsSync(marker), false);
       } finally {
         holder.kill("SIGKILL");

@@ -89,10 +89,10 @@ export const cases = [
   { name: "timeout given as a signal number", run: "execFile", file: "sleep", args: ["2"], options: { timeout: 100, killSignal: 2 } },
   { name: "output before a timeout is kept", ...sh("echo before; sleep 2", { timeout: 300 }) },
   { name: "a timeout that is not reached", run: "execFile", file: "echo", args: ["quick"], options: { timeout: 5000 } },
-  // The trap is set long before the timeout (sh starts in well under 400 ms, even under
+  // The trap is set long before the timeout (sh starts in well under 500 ms, even under
   // qemu), and the child ends long before the calling thread's backstop (timeout + 1 s).
-  { name: "a child that ignores the timeout's SIGTERM runs on to its own exit", ...sh("trap '' TERM; echo trapped; sleep 0.6; echo finished", { timeout: 400 }) },
-  { name: "killSignal SIGKILL ends a child that ignores SIGTERM", ...sh("trap '' TERM; echo trapped; sleep 1", { timeout: 400, killSignal: "SIGKILL" }) },
+  { name: "a child that ignores the timeout's SIGTERM runs on to its own exit", ...sh("trap '' TERM; echo trapped; sleep 0.7; echo finished", { timeout: 500 }) },
+  { name: "killSignal SIGKILL ends a child that ignores SIGTERM", ...sh("trap '' TERM; echo trapped; sleep 1", { timeout: 500, killSignal: "SIGKILL" }) },
 
   // maxBuffer
   { name: "maxBuffer exceeded on stdout", ...sh("head -c 5000 /dev/zero | tr '\\0' o", { maxBuffer: 1000 }) },
