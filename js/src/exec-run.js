@@ -110,11 +110,8 @@ function collect({ child, launched }, request, resolve, reject) {
     if (encoding) stream.setEncoding(encoding);
     stream.on("data", (chunk) => {
       if (settled) return;
-      if (maxBuffer === Infinity) {
-        chunks.push(chunk);
-        return;
-      }
-      const length = encoding ? Buffer.byteLength(chunk, encoding) : chunk.length;
+      // Nothing to count against an Infinity cap, but the JSON check below still runs.
+      const length = maxBuffer === Infinity ? 0 : encoding ? Buffer.byteLength(chunk, encoding) : chunk.length;
       const before = name === "stdout" ? stdoutLength : stderrLength;
       if (name === "stdout") stdoutLength += length; else stderrLength += length;
       if (before + length > maxBuffer) {

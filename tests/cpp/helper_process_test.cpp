@@ -1,12 +1,19 @@
 // The helper binary end to end, driven over its stdin/stdout like Node drives it.
+#include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <deque>
+#include <fstream>
+#include <thread>
 
 #include "frame_decoder.hpp"
 #include "process.hpp"
@@ -19,11 +26,11 @@ using nlohmann::json;
 
 class helper_client {
  public:
-  helper_client() {
+  explicit helper_client(std::vector<std::string> args = {"--grace-ms", "300"}) {
     spawn_request r;
     r.id = 1;
     r.file = SPAWNHOST_HELPER_PATH;
-    r.args = {"--grace-ms", "300"};
+    r.args = std::move(args);
     r.options.stdio = {protocol::stdio_kind::pipe, protocol::stdio_kind::pipe, protocol::stdio_kind::ignore};
     const launch_context none;
     process_ = launch_process(r, none);
@@ -114,6 +121,58 @@ TEST(Helper, RunsAChildAndReportsOutputEofAndExitInOrder) {
   EXPECT_EQ(out, "out");
   EXPECT_EQ(err, "err");
   EXPECT_EQ(exit_msg, json::parse("[6, 5, 7, null, 0]"));
+}
+
+// A write lease on a file: any open of it, exec's included, waits until the lease is let
+// go (or /proc/sys/fs/lease-break-time passes). Each such open signals the holder with
+// SIGIO, which would end this process by default, so it is ignored meanwhile.
+class write_lease {
+ public:
+  explicit write_lease(const std::string& path) : fd_(open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
+    previous_ = signal(SIGIO, SIG_IGN);
+    held_ = fd_ >= 0 && fcntl(fd_, F_SETLEASE, F_WRLCK) == 0;
+  }
+  ~write_lease() {
+    release();
+    signal(SIGIO, previous_);
+  }
+  bool held() const { return held_; }
+  void release() {
+    if (fd_ < 0) return;
+    fcntl(fd_, F_SETLEASE, F_UNLCK);
+    close(fd_);
+    fd_ = -1;
+  }
+
+ private:
+  int fd_;
+  bool held_ = false;
+  sighandler_t previous_;
+};
+
+TEST(Helper, ALaunchQueuedPastItsDeadlineNeverStarts) {
+  char dir[] = "/tmp/spawnhost-queued-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string blocker = std::string(dir) + "/blocker.sh", marker = std::string(dir) + "/started";
+  std::ofstream(blocker) << "#!/bin/sh\nexit 0\n";
+  ASSERT_EQ(chmod(blocker.c_str(), 0755), 0);
+  helper_client h({"--grace-ms", "300", "--launch-threads", "1"});
+  h.next();
+  write_lease lease(blocker);
+  ASSERT_TRUE(lease.held()) << std::strerror(errno);
+  // The only launch thread waits inside the first launch's exec; the second, with a
+  // 100 ms timeout, waits in the queue ten times that long.
+  h.send(16, 1, blocker, std::vector<std::string>{}, no_options());
+  std::map<std::string, int> options{{"timeout_ms", 100}};
+  h.send(16, 2, std::string("touch"), std::vector<std::string>{marker}, options);
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  lease.release();
+  EXPECT_EQ(h.next_of(3), json::parse(R"([3, 2, "ETIMEDOUT", "queue"])"));
+  struct stat st {};
+  EXPECT_NE(stat(marker.c_str(), &st), 0) << "the launch past its deadline ran";
+  unlink(blocker.c_str());
+  unlink(marker.c_str());
+  rmdir(dir);
 }
 
 TEST(Helper, AnswersAMissingProgramWithSpawnError) {

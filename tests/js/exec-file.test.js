@@ -1,7 +1,7 @@
 // execFile/exec behaviour, run against every mode in SPAWNHOST_TEST_MODES.
 import { describe, test, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, realpathSync } from "node:fs";
+import { mkdtempSync, readFileSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { HostExecError } from "spawnhost";
 import { modes, hostFor, rejection } from "./support/modes.js";
@@ -113,6 +113,23 @@ for (const mode of modes()) {
       assert.equal(stdout, "12345");
     });
 
+    test("the default maxBuffer is 1 MiB: exactly that passes, one byte more rejects", async () => {
+      const { stdout } = await host.execFile("head", ["-c", String(1024 * 1024), "/dev/zero"], { encoding: "buffer" });
+      assert.equal(stdout.length, 1024 * 1024);
+      const error = await rejection(host.execFile("head", ["-c", String(1024 * 1024 + 1), "/dev/zero"], { encoding: "buffer" }));
+      assert.equal(error.message, "stdout maxBuffer length exceeded");
+      assert.equal(error.stdout.length, 1024 * 1024);
+    });
+
+    test("arguments past the 4 MiB frame limit reject with E2BIG, as exec would", async () => {
+      // 48 arguments of 100 KB: each under the kernel's per-argument limit, 4.8 MB in all.
+      const args = Array.from({ length: 48 }, () => "a".repeat(100_000));
+      const error = await rejection(host.execFile("echo", args));
+      assert.equal(error.code, "E2BIG");
+      assert.equal(error.syscall, "spawn"); // thrown before the launch, as Node's spawn() does
+      await assert.rejects(async () => host.spawn("echo", args), { code: "E2BIG", syscall: "spawn" });
+    });
+
     test("encoding buffer returns Buffers", async () => {
       const { stdout, stderr } = await host.execFile("printf", ["\\377\\000"], { encoding: "buffer" });
       assert.ok(Buffer.isBuffer(stdout) && Buffer.isBuffer(stderr));
@@ -151,12 +168,19 @@ for (const mode of modes()) {
       assert.equal(error.cause, "early");
     });
 
-    test("completeWhen stdout-json resolves once stdout holds one JSON value", async () => {
-      const started = Date.now();
-      const { stdout } = await host.execFile("sh", ["-c", "echo '{\"a\":'; echo '[1,2]}'; sleep 10"], { completeWhen: "stdout-json" });
-      assert.deepEqual(JSON.parse(stdout), { a: [1, 2] });
-      assert.ok(Date.now() - started < 5000);
-    });
+    // The child lingers for 60 s after its answer: a call that waited for it would hit
+    // the guard, and the failure names which maxBuffer kind broke early completion.
+    for (const [kind, maxBuffer] of [["default", undefined], ["finite", 64 * 1024], ["Infinity", Infinity]]) {
+      test(`completeWhen stdout-json resolves once stdout holds one JSON value (maxBuffer ${kind})`, async () => {
+        const call = host.execFile("sh", ["-c", "echo '{\"a\":'; echo '[1,2]}'; exec sleep 60"], { completeWhen: "stdout-json", maxBuffer });
+        let guard;
+        const lingered = new Promise((resolve) => { guard = setTimeout(resolve, 20_000, "still waiting 20 s later"); });
+        const outcome = await Promise.race([call, lingered]);
+        clearTimeout(guard);
+        assert.notEqual(outcome, "still waiting 20 s later", `maxBuffer ${kind}: the call waited for the child to end`);
+        assert.deepEqual(JSON.parse(outcome.stdout), { a: [1, 2] });
+      });
+    }
 
     test("200 launches at concurrency 8 all succeed", async () => {
       let next = 0;
@@ -173,3 +197,29 @@ for (const mode of modes()) {
     });
   });
 }
+
+if (modes().includes("helper")) {
+  describe("maxBuffer in the helper", () => {
+    // Node applies maxBuffer again to what it receives, so the result alone cannot show
+    // the helper's own cap; the bytes its relaying thread wrote (/proc/<pid>/task/<tid>/io) can.
+    test("the helper relays no more than maxBuffer bytes of a child's output", async () => {
+      const host = hostFor("helper");
+      try {
+        const probe = await host.spawn("sleep", ["30"], { stdio: "ignore" });
+        const helper = Number(readFileSync(`/proc/${probe.pid}/stat`, "utf8").split(") ")[1].split(" ")[1]);
+        // The main thread's own count: the process total also adds what reaped children wrote.
+        const written = () => Number(/^wchar: (\d+)$/m.exec(readFileSync(`/proc/${helper}/task/${helper}/io`, "utf8"))[1]);
+        const before = written();
+        const error = await rejection(host.execFile("head", ["-c", "10000000", "/dev/zero"], { maxBuffer: 1000 }));
+        const relayed = written() - before;
+        assert.equal(error.message, "stdout maxBuffer length exceeded");
+        // 1,000 bytes of output plus a few small frames (spawned, exit, close).
+        assert.ok(relayed < 4096, `the helper wrote ${relayed} bytes for 1,000 bytes of allowed output`);
+        probe.kill();
+      } finally {
+        await host.shutdown();
+      }
+    });
+  });
+}
+

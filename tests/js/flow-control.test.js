@@ -3,9 +3,14 @@
 import { describe, test, after } from "node:test";
 import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { modes, hostFor, once, readAll } from "./support/modes.js";
 
 const TEN_MB = 10 * 1024 * 1024;
+const parentOf = (pid) => Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ")[1]);
+const rssBytes = (pid) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))[1]) * 1024;
 
 for (const mode of modes()) {
   describe(`flow control (${mode})`, () => {
@@ -38,18 +43,41 @@ for (const mode of modes()) {
       assert.ok(signal === "SIGPIPE" || code === 1, `ended with ${code} ${signal}`);
     });
 
-    test("stdin write() returns false while the child does not read, and drain follows", async () => {
-      const child = await host.spawn("sh", ["-c", "sleep 0.5; wc -c"]);
-      const chunk = Buffer.alloc(1024, "x");
-      let written = 0;
-      while (child.stdin.write(chunk)) {
-        written += chunk.length;
-        assert.ok(written < 4 * 1024 * 1024, "write() never reported backpressure");
+    test("stdin: a child that does not read bounds what write() accepts, and drain waits until it reads", async () => {
+      const marker = join(mkdtempSync(join(tmpdir(), "spawnhost-stdin-")), "read-now");
+      // Reads nothing until the marker exists, then counts everything.
+      const child = await host.spawn("sh", ["-c", 'while [ ! -e "$1" ]; do sleep 0.05; done; exec wc -c', "sh", marker]);
+      const counted = readAll(child.stdout);
+      // A sanitizer build's allocator keeps freed memory in quarantine: its RSS says nothing.
+      const helper = mode === "helper" && process.env.SPAWNHOST_SANITIZED !== "1" ? parentOf(child.pid) : null;
+      const helperBefore = helper && rssBytes(helper);
+      const chunk = Buffer.alloc(256 * 1024, "x");
+      let accepted = 0;
+      let pending = null;
+      let drainedEarly = false;
+      // Write until a drain does not come within a second: then the child's pipe and
+      // spawnhost's window are full. Without a window, drain keeps coming (as soon as
+      // the bytes reach the helper) and this stops at 64 MiB.
+      while (accepted < 64 * 1024 * 1024) {
+        accepted += chunk.length;
+        if (child.stdin.write(chunk)) continue;
+        pending = once(child.stdin, "drain").then(() => { drainedEarly = !existsSync(marker); });
+        const inTime = await Promise.race([pending.then(() => true), sleep(1000).then(() => false)]);
+        if (!inTime) break;
+        pending = null;
       }
-      written += chunk.length;
-      await once(child.stdin, "drain");
+      assert.ok(accepted < 8 * 1024 * 1024, `write() accepted ${accepted} bytes while the child read none`);
+      assert.ok(pending, "write() never stopped accepting");
+      assert.ok(child.stdin.writableLength <= chunk.length, `${child.stdin.writableLength} bytes wait in Node`);
+      if (helper) {
+        const grew = rssBytes(helper) - helperBefore;
+        assert.ok(grew < 32 * 1024 * 1024, `the helper grew by ${grew} bytes holding input the child did not read`);
+      }
+      writeFileSync(marker, "");
+      await pending;
+      assert.equal(drainedEarly, false, "drain fired before the child read anything");
       child.stdin.end();
-      assert.equal((await readAll(child.stdout)).trim(), String(written));
+      assert.equal((await counted).trim(), String(accepted));
     });
 
     test("a buffer reused after its write callback does not change what the child gets", async () => {

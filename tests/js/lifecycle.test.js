@@ -2,14 +2,17 @@
 // away, restart, shutdown and removeTree.
 import { describe, test, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, mkdirSync, writeFileSync, symlinkSync, existsSync, readFileSync, readdirSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { chmodSync, mkdtempSync, mkdirSync, writeFileSync, symlinkSync, existsSync, readFileSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { fileURLToPath } from "node:url";
 import { ProcessHost, HelperExitedError, HelperVersionError, HostShutdownError } from "spawnhost";
 import { modes, hostFor, once, rejection } from "./support/modes.js";
 
 const fixture = (name) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
+// perl (in every Debian) holds a write lease (fcntl F_SETLEASE 1024, F_WRLCK 1) on
+// ARGV[0] and says "held"; any open of the file, exec's included, waits until it dies.
+const HOLD_WRITE_LEASE = '$SIG{IO} = "IGNORE"; open(my $f, "<", $ARGV[0]) or die "open: $!"; fcntl($f, 1024, 1) or die "lease: $!"; $| = 1; print "held\\n"; sleep 120';
 const packageVersion = JSON.parse(readFileSync(new URL("../../js/package.json", import.meta.url), "utf8")).version;
 
 for (const mode of modes()) {
@@ -21,12 +24,23 @@ for (const mode of modes()) {
       assert.equal(result.stdout, "idle\n");
     });
 
-    test("an unref'd child does not keep the Node process alive", () => {
+    // What happens to the child then differs by design (README, "Differences"): Node
+    // leaves it running; the helper ends every non-detached child when Node is gone.
+    test(`an unref'd child does not keep the Node process alive, and ${mode === "helper" ? "ends with it" : "outlives it"}`, async () => {
       const result = spawnSync(process.execPath, [fixture("unref-child-exits.mjs"), mode], { encoding: "utf8", timeout: 15000 });
       assert.equal(result.error, undefined, "the process did not exit by itself");
       assert.equal(result.status, 0, result.stderr);
       const pid = Number(result.stdout.trim());
-      try { process.kill(pid, "SIGKILL"); } catch { /* the helper already ended it */ }
+      assert.ok(pid > 0, `no pid printed: ${result.stdout}`);
+      try {
+        if (mode === "helper") {
+          assert.deepEqual(await waitUntilGone([pid], 10_000), [], "the unref'd child outlived Node");
+        } else {
+          assert.ok(alive(pid), "an inline child is Node's own and outlives it");
+        }
+      } finally {
+        try { process.kill(pid, "SIGKILL"); } catch { /* already gone */ }
+      }
     });
 
     test("removeTree deletes a tree, removes links without following them, and accepts a missing path", async () => {
@@ -69,6 +83,8 @@ if (modes().includes("helper")) {
       const error = await rejection(host.execFile("true"));
       assert.ok(error instanceof HelperExitedError, String(error));
       assert.equal(error.exitCode, 7);
+      assert.equal(error.signal, null);
+      assert.equal(error.helperPath, fixture("fake-helper-dies-on-request.mjs"));
       assert.match(error.message, /exited with code 7/);
       assert.match(error.message, /dying on purpose/);
     });
@@ -98,11 +114,16 @@ if (modes().includes("helper")) {
       after(() => host.shutdown());
       const child = await host.spawn("sleep", ["10"]);
       const events = [];
-      child.on("error", (error) => events.push(["error", error.constructor.name]));
+      let exited;
+      child.on("error", (error) => { exited = error; events.push(["error", error.constructor.name]); });
       const closed = once(child, "close").then(() => events.push(["close"]));
       process.kill(helperPidsOf(process.pid)[0], "SIGKILL");
       await closed;
       assert.deepEqual(events, [["error", "HelperExitedError"], ["close"]]);
+      assert.equal(exited.signal, "SIGKILL");
+      assert.equal(exited.exitCode, null);
+      if (process.env.SPAWNHOST_HELPER_PATH) assert.equal(exited.helperPath, process.env.SPAWNHOST_HELPER_PATH);
+      else assert.match(exited.helperPath, /spawnhost-helper/);
       assert.equal((await host.execFile("echo", ["again"])).stdout, "again\n");
     });
 
@@ -126,6 +147,44 @@ if (modes().includes("helper")) {
       await host.shutdown();
     });
 
+    // The only launch thread is held inside a first launch: a write lease on its program
+    // makes exec's open wait until the lease holder lets go. The second launch waits
+    // in the queue past its helper-side deadline; the lease is released before the
+    // calling thread's own deadline (timeout + 1 s), so only the helper's check can
+    // keep it from starting.
+    test("a launch still queued at its deadline never starts, and rejects with timedOut", async () => {
+      const dir = mkdtempSync(`${tmpdir()}/spawnhost-queued-`);
+      const blocker = `${dir}/blocker.sh`;
+      const marker = `${dir}/started`;
+      writeFileSync(blocker, "#!/bin/sh\nexit 0\n");
+      chmodSync(blocker, 0o755);
+      const holder = spawn("perl", ["-e", HOLD_WRITE_LEASE, blocker], { stdio: ["ignore", "pipe", "inherit"] });
+      const launched = [];
+      const host = new ProcessHost({ fallback: "error", maxLaunchThreads: 1, onLaunch: ({ file }) => launched.push(file) });
+      try {
+        assert.equal((await once(holder.stdout, "data"))[0].toString(), "held\n");
+        // A running helper receives the next requests at once, so its deadline for the
+        // second (1 s after it arrived) falls 500 ms before the lease is let go, which is
+        // 500 ms before the calling thread's own deadline (timeout + 1 s).
+        await host.execFile("true");
+        const first = host.execFile(blocker).catch((error) => error);
+        const second = rejection(host.execFile("touch", [marker], { timeout: 1000 }));
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        holder.kill("SIGKILL");
+        const error = await second;
+        assert.equal(error.timedOut, true);
+        assert.equal(error.killed, true);
+        await first;
+        // Queued behind both: once it ran, the helper has decided the second one.
+        await host.execFile("true");
+        assert.deepEqual(launched, ["true", blocker, "true"], "the launch past its deadline was started");
+        assert.equal(existsSync(marker), false);
+      } finally {
+        holder.kill("SIGKILL");
+        await host.shutdown();
+      }
+    });
+
     test("a missing helper binary is a clear error naming the path", async () => {
       const host = new ProcessHost({ helperPath: "/nonexistent/spawnhost-helper" });
       const error = await rejection(host.execFile("true"));
@@ -140,17 +199,43 @@ if (modes().includes("helper")) {
       await host.shutdown();
     });
 
-    test("onLaunch reports createMs and queuedMs measured in the helper", async () => {
+    test("onLaunch reports createMs and queuedMs measured in the helper, in milliseconds", async () => {
       const launches = [];
       const host = new ProcessHost({ fallback: "error", onLaunch: (launch) => launches.push(launch) });
+      await host.execFile("true"); // the helper is running: the next call measures only its launch
+      const started = performance.now();
       await host.execFile("true");
+      const callMs = performance.now() - started;
       await host.shutdown();
-      assert.equal(launches.length, 1);
-      assert.equal(launches[0].kind, "exec");
-      assert.equal(launches[0].file, "true");
-      assert.ok(launches[0].createMs >= 0 && launches[0].queuedMs >= 0);
+      assert.equal(launches.length, 2);
+      const { kind, file, createMs, queuedMs } = launches[1];
+      assert.equal(kind, "exec");
+      assert.equal(file, "true");
+      // Both happen inside the call, so in milliseconds they fit in its duration (in
+      // microseconds they would not); creating a process takes more than zero time.
+      assert.ok(createMs > 0, `createMs ${createMs}`);
+      assert.ok(queuedMs >= 0, `queuedMs ${queuedMs}`);
+      assert.ok(createMs + queuedMs <= callMs, `createMs ${createMs} + queuedMs ${queuedMs} > the call's ${callMs} ms`);
     });
   });
+}
+
+const alive = (pid) => {
+  try {
+    // A zombie still answers kill(0): it is dead, just not yet collected by init.
+    return !readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].startsWith("Z");
+  } catch {
+    return false;
+  }
+};
+
+async function waitUntilGone(pids, ms) {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (!pids.some(alive)) return [];
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return pids.filter(alive);
 }
 
 // Children of `pid` whose command is the spawnhost helper (Linux /proc).

@@ -9,6 +9,7 @@ import { HelperExitedError } from "spawnhost";
 import { modes, hostFor, once } from "./support/modes.js";
 
 const fixture = fileURLToPath(new URL("../fixtures/hold-children.mjs", import.meta.url));
+const heldStdinFixture = fileURLToPath(new URL("../fixtures/helper-stdin-held-elsewhere.mjs", import.meta.url));
 
 const alive = (pid) => {
   try {
@@ -50,6 +51,28 @@ if (modes().includes("helper")) {
       node.kill("SIGKILL");
       assert.deepEqual(await waitUntilGone(pids, 3000), [], "children still running");
       assert.deepEqual(await waitUntilGone([helper], 3000), [], "helper still running");
+    });
+
+    test("SIGKILLing Node while another process holds the helper's stdin still ends its children", async () => {
+      // No EOF on the helper's stdin here: only its PR_SET_PDEATHSIG covers this case.
+      const node = spawn(process.execPath, [heldStdinFixture], { stdio: ["ignore", "pipe", "inherit"] });
+      let line = "";
+      for await (const chunk of node.stdout) {
+        line += chunk;
+        if (line.includes("\n")) break;
+      }
+      const { child, holder } = JSON.parse(line);
+      const helper = parentOf(child);
+      try {
+        assert.ok(alive(holder), "the process holding the helper's stdin is running");
+        node.kill("SIGKILL");
+        assert.deepEqual(await waitUntilGone([child], 8000), [], "the child outlived Node");
+        assert.deepEqual(await waitUntilGone([helper], 3000), [], "the helper outlived Node");
+        assert.ok(alive(holder), "the stdin holder must still be running, or this tested EOF");
+      } finally {
+        try { process.kill(holder, "SIGKILL"); } catch { /* gone */ }
+        try { process.kill(child, "SIGKILL"); } catch { /* gone */ }
+      }
     });
 
     test("children that ignore SIGTERM get SIGKILL after the 5 s grace period", async () => {

@@ -2,11 +2,29 @@
 // no other, and running out of descriptors is a clear error, not a broken helper.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { OUTPUT_CREDIT } from "../../js/src/helper-streams.js";
 import { modes, hostFor, once } from "./support/modes.js";
 
 const realHelper = process.env.SPAWNHOST_HELPER_PATH || fileURLToPath(new URL("../../build/spawnhost-helper", import.meta.url));
+// The write system call's number for this machine's kernel (a qemu-run child makes the host's calls).
+const WRITE = { x64: 1, arm64: 64 }[process.arch];
+
+/** Whether `pid` sleeps inside write() (Linux /proc/<pid>/syscall: number, args, or "running"). */
+function blockedInWrite(pid) {
+  const state = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1][0];
+  return state === "S" && Number(readFileSync(`/proc/${pid}/syscall`, "utf8").split(" ")[0]) === WRITE;
+}
+
+async function until(condition, message, ms = 20_000) {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    assert.ok(Date.now() < deadline, message);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 const lowNofileHelper = fileURLToPath(new URL("../fixtures/helper-low-nofile.sh", import.meta.url));
 
 if (modes().includes("helper")) {
@@ -27,21 +45,33 @@ if (modes().includes("helper")) {
       await host.shutdown();
     });
 
-    test("a stalled consumer does not slow another child streaming at full speed", { timeout: 60_000 }, async () => {
+    // No clock: the stalled child must be blocked in write() on its full pipe before
+    // the other starts and still be blocked after all 50 MB of the other went through,
+    // with no more of its output in Node than the paused stream granted.
+    test("a stalled consumer does not slow another child: all of its output passes while the stalled one stays blocked", { timeout: 60_000 }, async () => {
       const host = hostFor("helper");
-      // The stalled one writes forever; nobody reads it after the first chunk.
-      const stalled = await host.spawn("yes", [], { stdio: ["ignore", "pipe", "ignore"] });
-      await once(stalled.stdout, "readable");
-      const fast = await host.spawn("head", ["-c", "50000000", "/dev/zero"], { stdio: ["ignore", "pipe", "ignore"] });
-      let bytes = 0;
-      fast.stdout.on("data", (chunk) => { bytes += chunk.length; });
-      const [code] = await once(fast, "close");
-      assert.equal(code, 0);
-      assert.equal(bytes, 50_000_000);
-      assert.equal(stalled.exitCode, null, "the stalled child is still blocked, not dead");
-      stalled.kill("SIGKILL");
-      await once(stalled, "close");
-      await host.shutdown();
+      try {
+        // The stalled one writes forever; nobody reads it after the first chunk.
+        const stalled = await host.spawn("yes", [], { stdio: ["ignore", "pipe", "ignore"] });
+        await once(stalled.stdout, "readable");
+        await until(() => blockedInWrite(stalled.pid), "the stalled child never blocked in write()");
+        const fast = await host.spawn("head", ["-c", "50000000", "/dev/zero"], { stdio: ["ignore", "pipe", "ignore"] });
+        let bytes = 0;
+        fast.stdout.on("data", (chunk) => { bytes += chunk.length; });
+        const [code] = await once(fast, "close");
+        assert.equal(code, 0);
+        assert.equal(bytes, 50_000_000);
+        assert.ok(blockedInWrite(stalled.pid), "the stalled child was let write while the other ran");
+        // What reached Node is what the paused stream granted (one credit), not a flood.
+        const buffered = stalled.stdout.readableLength;
+        assert.ok(buffered <= 2 * OUTPUT_CREDIT, `${buffered} bytes of the stalled child's output reached Node`);
+        assert.equal(stalled.exitCode, null, "the stalled child is still blocked, not dead");
+        stalled.kill("SIGKILL");
+        await once(stalled, "close");
+      } finally {
+        // Also after a failure: a child left writing would hold this file open until its timeout.
+        await host.shutdown();
+      }
     });
 
     test("running out of descriptors fails that launch with EMFILE and the helper keeps serving", { timeout: 60_000 }, async () => {

@@ -136,12 +136,21 @@ for (const mode of modes()) {
       assert.equal(sid, child.pid);
     });
 
-    test("unref() lets a long child outlive the caller's interest without error", async () => {
+    test("unref() stops a child keeping Node alive, ref() restores it, and kill() still ends it", async () => {
+      // The handles that keep the event loop alive (process and pipe wraps; timers and
+      // immediates come and go with other work).
+      const keepingAlive = () => process.getActiveResourcesInfo().filter((type) => type.endsWith("Wrap")).length;
       const child = await host.spawn("sleep", ["10"], { stdio: "ignore" });
+      const referenced = keepingAlive();
       child.unref();
+      const unreferenced = keepingAlive();
       child.ref();
-      child.kill();
-      await once(child, "close");
+      assert.ok(unreferenced < referenced, `unref() left ${unreferenced} of ${referenced} handles keeping Node alive`);
+      assert.equal(keepingAlive(), referenced, "ref() did not restore what unref() released");
+      assert.equal(child.kill(), true);
+      const [code, signal] = await once(child, "close");
+      assert.equal(code, null);
+      assert.equal(signal, "SIGTERM");
     });
 
     test("output nobody listens to is drained after exit, so close still comes", async () => {

@@ -1,8 +1,8 @@
 // The Windows helper (build-win32-x64/spawnhost-helper.exe) under wine, driven from
 // Linux Node through tests/windows/wine-helper with helperPlatform "win32". It launches
 // cmd.exe and tests/windows/fixtures/fixture.c (cross-compiled by scripts/test-windows).
-// Skips, saying why, when wine or the built .exe is absent: `npm test` does not need
-// wine; CI runs this file in its own step (bash scripts/test-windows).
+// Skipped unless SPAWNHOST_TEST_WINE=1 (`npm test` does not need wine; CI runs this file
+// in its own step, bash scripts/test-windows); with it, a missing wine or .exe fails.
 import { strict as assert } from "node:assert";
 import { spawn, spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -17,10 +17,18 @@ const helperExe = process.env.SPAWNHOST_WIN_HELPER ?? join(root, "build-win32-x6
 const fixtureExe = process.env.SPAWNHOST_WIN_FIXTURE ?? join(root, "build-win32-x64/fixtures/fixture.exe");
 const wrapper = join(root, "tests/windows/wine-helper");
 const hasWine = spawnSync("sh", ["-c", "command -v wine"]).status === 0;
-const skip = process.env.SPAWNHOST_TEST_WINE !== "1" ? "the wine suite runs in its own step: bash scripts/test-windows (or SPAWNHOST_TEST_WINE=1)"
-  : !hasWine ? "wine is not installed (apt-get install --no-install-recommends wine wine64)"
-  : !existsSync(helperExe) || !existsSync(fixtureExe) ? `no Windows build at ${helperExe} (run bash scripts/test-windows)`
-  : false;
+const wanted = process.env.SPAWNHOST_TEST_WINE === "1";
+const skip = wanted ? false : "the wine suite runs in its own step: bash scripts/test-windows (or SPAWNHOST_TEST_WINE=1)";
+// Asked for explicitly, a missing wine or Windows build is a failure, not a skip: a
+// CI step that tests nothing must not pass.
+const missing = !hasWine ? "wine is not installed (apt-get install --no-install-recommends wine wine64)"
+  : !existsSync(helperExe) || !existsSync(fixtureExe) ? `no Windows build at ${helperExe} and ${fixtureExe} (run bash scripts/test-windows)`
+  : null;
+if (wanted) {
+  test("SPAWNHOST_TEST_WINE=1: wine and the Windows build are present", () => {
+    assert.equal(missing, null, missing ?? "");
+  });
+}
 
 /** A Linux path as wine's Z: drive sees it. */
 const winPath = (p) => `Z:${p.replaceAll("/", "\\")}`;
@@ -36,7 +44,7 @@ function msvcQuote(arg) {
   return `"${arg.replace(/(\\*)"/g, '$1$1\\"').replace(/(\\+)$/, "$1$1")}"`;
 }
 
-describe("Windows helper under wine", { skip, timeout: 120_000 }, () => {
+describe("Windows helper under wine", { skip: skip || (missing !== null && "see the failure above"), timeout: 120_000 }, () => {
   let host;
   let scratch;
   before(() => {

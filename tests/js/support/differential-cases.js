@@ -92,7 +92,10 @@ export const cases = [
   { name: "the largest timeout Node accepts", run: "execFile", file: "echo", args: ["in time"], options: { timeout: 2 ** 31 - 1 } },
   { name: "a timeout reached after the child exited 0, a grandchild holding its output", ...sh("echo out; (sleep 2) & exit 0", { timeout: 300 }) },
   { name: "a timeout reached after the child exited 3, a grandchild holding its output", ...sh("echo out; (sleep 2) & exit 3", { timeout: 300 }) },
-  { name: "a child that ignores the timeout signal is still killed by SIGKILL", ...sh("trap '' TERM; sleep 1", { timeout: 100, killSignal: "SIGKILL" }) },
+  // The trap is set long before the timeout (sh starts in well under 500 ms, even under
+  // qemu), and the child ends long before the helper's SIGKILL (killGraceMs, 5 s).
+  { name: "a child that ignores the timeout's SIGTERM runs on to its own exit", ...sh("trap '' TERM; echo trapped; sleep 0.7; echo finished", { timeout: 500 }) },
+  { name: "killSignal SIGKILL ends a child that ignores SIGTERM", ...sh("trap '' TERM; echo trapped; sleep 1", { timeout: 500, killSignal: "SIGKILL" }) },
 
   // maxBuffer
   { name: "maxBuffer exceeded on stdout", ...sh("head -c 5000 /dev/zero | tr '\\0' o", { maxBuffer: 1000 }) },

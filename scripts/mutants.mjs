@@ -1,0 +1,166 @@
+// Applies each mutant of tests/mutants.mjs, one at a time, to a scratch copy of this
+// checkout, runs only the tests named for it, and expects them to fail. Prints a table
+// mutant → caught/SURVIVED → the test that caught it; exits non-zero when a mutant
+// survived, could not be applied (its `find` text is gone or ambiguous), or did not build.
+//   node scripts/mutants.mjs [--baseline] [--keep] [name-substring ...]
+// --baseline also runs each mutant's tests unmutated first (they must pass), --keep
+// leaves the scratch copy in place. See scripts/mutants.
+import { execFileSync, spawn } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpus, tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { mutants } from "../tests/mutants.mjs";
+
+const repo = fileURLToPath(new URL("..", import.meta.url));
+const args = process.argv.slice(2);
+const baseline = args.includes("--baseline");
+const keep = args.includes("--keep");
+const only = args.filter((a) => !a.startsWith("--"));
+const selected = mutants.filter((m) => only.length === 0 || only.some((o) => m.name.includes(o)));
+if (selected.length === 0) fail(`no mutant matches ${only.join(", ")}`);
+
+const RUN_LIMIT_MS = 240_000; // one mutant's test run; --test-timeout below fails a hung test first
+const started = Date.now();
+const elapsed = () => `${Math.round((Date.now() - started) / 1000)}s`;
+const log = (line) => process.stderr.write(`mutants [${elapsed()}]: ${line}\n`);
+
+function fail(message) {
+  process.stderr.write(`mutants: ${message}\n`);
+  process.exit(1);
+}
+
+// A copy of every file git knows (tracked, or new and not ignored), as it is on disk.
+function scratchCopy() {
+  const root = mkdtempSync(join(tmpdir(), "spawnhost-mutants-"));
+  const files = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: repo, encoding: "utf8" })
+    .split("\0").filter(Boolean);
+  for (const file of files) {
+    if (!existsSync(join(repo, file))) continue; // deleted in the working tree
+    mkdirSync(dirname(join(root, file)), { recursive: true });
+    copyFileSync(join(repo, file), join(root, file));
+  }
+  // Dependencies by link, except the workspace link to the package itself, which must
+  // point at the copy's js/ (where the mutants go).
+  mkdirSync(join(root, "node_modules"));
+  for (const entry of readdirSync(join(repo, "node_modules"))) {
+    symlinkSync(entry === "spawnhost" ? "../js" : join(repo, "node_modules", entry), join(root, "node_modules", entry));
+  }
+  return root;
+}
+
+// Every edit's text must be in its file exactly once.
+function checkEdits(root) {
+  const problems = [];
+  for (const m of selected) {
+    for (const { file, find } of m.edits) {
+      const path = join(root, file);
+      if (!existsSync(path)) {
+        problems.push(`${m.name}: ${file} does not exist`);
+        continue;
+      }
+      const count = readFileSync(path, "utf8").split(find).length - 1;
+      if (count !== 1) problems.push(`${m.name}: ${file} holds the text to replace ${count} times, not once:\n    ${JSON.stringify(find)}`);
+    }
+    for (const t of m.tests) if (!existsSync(join(root, "tests/js", t))) problems.push(`${m.name}: no test file tests/js/${t}`);
+  }
+  if (problems.length) fail(`the list no longer matches the code:\n  ${problems.join("\n  ")}`);
+}
+
+function buildHelper(root) {
+  const build = join(root, "build");
+  try {
+    execFileSync("cmake", ["--build", build, "--target", "spawnhost-helper", `-j${cpus().length}`], { stdio: ["ignore", "ignore", "pipe"], encoding: "utf8" });
+    return null;
+  } catch (error) {
+    return String(error.stderr || error.message).split("\n").filter((l) => /error/.test(l)).slice(0, 5).join("\n");
+  }
+}
+
+// Runs the mutant's tests; resolves with { code, failed: [test names], output }.
+function runTests(root, m, helperPath) {
+  const argv = ["--test", "--test-concurrency=1", "--test-timeout=180000", "--test-reporter=tap"];
+  if (m.pattern) argv.push(`--test-name-pattern=${m.pattern}`);
+  argv.push(...m.tests.map((t) => `tests/js/${t}`));
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, argv, {
+      cwd: root,
+      env: { ...process.env, SPAWNHOST_HELPER_PATH: helperPath, SPAWNHOST_TEST_MODES: m.modes ?? "helper" },
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
+    let output = "";
+    child.stdout.on("data", (chunk) => { output += chunk; });
+    child.stderr.on("data", (chunk) => { output += chunk; });
+    const timer = setTimeout(() => { try { process.kill(-child.pid, "SIGKILL"); } catch { /* gone */ } }, RUN_LIMIT_MS);
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      // TAP reports a test before the suite around it: the first failure is the test.
+      // A test file reported as a whole did not load or hung: that is no test catching it.
+      const failed = [...output.matchAll(/^\s*not ok \d+ - (.*)$/gm)].map((match) => match[1].replace(/ # .*$/, ""))
+        .filter((name) => !name.startsWith(root));
+      resolve({ code: code ?? signal, failed, output });
+    });
+  });
+}
+
+const root = scratchCopy();
+log(`scratch copy at ${root}`);
+checkEdits(root);
+const needsBuild = selected.some((m) => m.edits.some((e) => e.file.startsWith("helper/")));
+log("building the helper from the copy");
+execFileSync("cmake", ["-S", root, "-B", join(root, "build"), "-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DSPAWNHOST_WERROR=ON", "-DSPAWNHOST_TESTS=OFF"], { stdio: "ignore" });
+const buildError = buildHelper(root);
+if (buildError) fail(`the unmutated helper does not build:\n${buildError}`);
+// JS mutants run against the unmutated helper, kept aside while C++ mutants rebuild.
+const pristine = join(root, "spawnhost-helper.pristine");
+copyFileSync(join(root, "build/spawnhost-helper"), pristine);
+execFileSync("chmod", ["+x", pristine]);
+
+const rows = [];
+for (const m of selected) {
+  const cpp = m.edits.some((e) => e.file.startsWith("helper/"));
+  const helperPath = cpp ? join(root, "build/spawnhost-helper") : pristine;
+  const t0 = Date.now();
+  if (baseline) {
+    const before = await runTests(root, m, pristine);
+    if (before.code !== 0) {
+      rows.push({ name: m.name, result: "BASELINE FAILS", by: before.failed[0] ?? `exit ${before.code}`, seconds: 0 });
+      log(`${m.name}: its tests fail without the mutant:\n${before.output.slice(-2000)}`);
+      continue;
+    }
+  }
+  const originals = new Map();
+  for (const { file, find, replace } of m.edits) {
+    const path = join(root, file);
+    if (!originals.has(path)) originals.set(path, readFileSync(path, "utf8"));
+    writeFileSync(path, readFileSync(path, "utf8").replace(find, () => replace));
+  }
+  let row;
+  try {
+    const broken = cpp ? buildHelper(root) : null;
+    if (broken) {
+      row = { result: "DID NOT BUILD", by: broken.split("\n")[0] };
+    } else {
+      const { code, failed } = await runTests(root, m, helperPath);
+      if (code === 0) row = { result: "SURVIVED", by: "-" };
+      else if (failed.length) row = { result: "caught", by: `${m.tests.length > 1 ? "" : `${m.tests[0]}: `}${failed[0]}` };
+      else row = { result: "NO TEST FAILED", by: `the run ended with ${code}` };
+    }
+  } finally {
+    for (const [path, text] of originals) writeFileSync(path, text);
+  }
+  rows.push({ name: m.name, ...row, seconds: Math.round((Date.now() - t0) / 1000) });
+  log(`${m.name}: ${row.result}${row.by !== "-" ? ` (${row.by})` : ""}`);
+}
+if (needsBuild) buildHelper(root); // leave the copy's helper unmutated for --keep
+
+const width = Math.max(...rows.map((r) => r.name.length));
+const resultWidth = Math.max(...rows.map((r) => r.result.length));
+console.log(`\n${"mutant".padEnd(width)}  ${"result".padEnd(resultWidth)}  time  caught by`);
+for (const r of rows) console.log(`${r.name.padEnd(width)}  ${r.result.padEnd(resultWidth)}  ${String(r.seconds).padStart(3)}s  ${r.by}`);
+const bad = rows.filter((r) => r.result !== "caught");
+console.log(`\n${rows.length - bad.length} of ${rows.length} mutants caught in ${elapsed()}${bad.length ? `; not caught: ${bad.map((r) => r.name).join(", ")}` : ""}`);
+if (keep) console.log(`scratch copy kept at ${root}`);
+else rmSync(root, { recursive: true, force: true });
+process.exit(bad.length ? 1 : 0);
