@@ -214,7 +214,13 @@ export class HelperLaunch {
 
   // Still not started a second after its deadline: the helper is told to drop it (or
   // to kill it, should it start after all), and the caller hears of the timeout now.
+  // This thread may itself have been busy past the deadline, with the helper's answer
+  // unread in the socket: the decision waits for one poll phase, which reads it.
   #launchOverdue() {
+    setImmediate(() => this.#giveUpIfNotStarted());
+  }
+
+  #giveUpIfNotStarted() {
     if (this.#state === "launching") {
       try { this.#channel.send("kill", [this.#id, this.#request.killSignal]); } catch { /* gone: nothing will start */ }
       this.#abandoned = true;
