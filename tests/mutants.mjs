@@ -111,18 +111,11 @@ export const mutants = [
   },
   // Timeouts.
   {
-    name: "helper's timeout not reported as timedOut",
-    breaks: "a call the helper ended for its timeout rejects without timedOut",
-    edits: [{ file: "js/src/exec-run.js", find: "    if (flags & EXIT_FLAG.timed_out) timedOut = killedByUs = true;\n", replace: "" }],
-    tests: ["exec-file.test.js"],
-    pattern: "timeout kills the child",
-  },
-  {
     name: "timeout sends SIGKILL whatever killSignal says",
     breaks: "the helper's timeout ignores killSignal",
     edits: [{ file: "helper/child.cpp", find: "void child::end_for_limit() {\n  kill(kill_signal_);", replace: "void child::end_for_limit() {\n  kill(sigkill_number);" }],
-    tests: ["exec-file.test.js"],
-    pattern: "timeout kills the child",
+    tests: ["faults.test.js"],
+    pattern: "while Node's thread is blocked",
   },
   {
     name: "onLaunch times in microseconds",
@@ -205,9 +198,16 @@ export const mutants = [
   {
     name: "launch threads must all start",
     breaks: "a helper refused some of its launch threads aborts instead of running with the rest",
-    edits: [{ file: "helper/launch_pool.cpp", find: "  } catch (const std::system_error&) {  // EAGAIN: out of threads or processes for this user\n    return false;", replace: "  } catch (const std::system_error&) {  // EAGAIN: out of threads or processes for this user\n    throw;" }],
+    edits: [{ file: "helper/launch_pool.cpp", find: "  } catch (const std::system_error&) {", replace: "  } catch (const std::bad_alloc&) {" }],
     tests: ["faults.test.js"],
     pattern: "runs on 2 launch threads",
+  },
+  {
+    name: "no EAGAIN without launch threads",
+    breaks: "a helper with no launch thread answers launches with another code than child_process's EAGAIN",
+    edits: [{ file: "helper/session.cpp", find: "if (!queued) on_launch_skipped(p, \"EAGAIN\");", replace: "if (!queued) on_launch_skipped(p, \"ECANCELED\");" }],
+    tests: ["faults.test.js"],
+    pattern: "runs on 0 launch threads",
   },
   {
     name: "no node_cwd",

@@ -45,7 +45,6 @@ function collect({ child, launched }, request, resolve, reject) {
     const stdout = joined(stdoutChunks);
     const stderr = joined(stderrChunks);
     const flags = child._exitFlags ?? 0;
-    if (flags & EXIT_FLAG.timed_out) timedOut = killedByUs = true;
     if (!failure && flags & (EXIT_FLAG.max_buffer_stdout | EXIT_FLAG.max_buffer_stderr)) {
       // The helper stopped relaying at maxBuffer bytes and killed the child.
       failure = maxBufferExceeded(flags & EXIT_FLAG.max_buffer_stdout ? "stdout" : "stderr");

@@ -15,10 +15,11 @@ const realHelper = process.env.SPAWNHOST_HELPER_PATH || fileURLToPath(new URL(".
 const helperMode = modes().includes("helper");
 const isRoot = process.getuid?.() === 0;
 // A promise that fails the test by name instead of hanging it.
-const within = (ms, promise, what) => Promise.race([
-  promise,
-  new Promise((_, reject) => setTimeout(() => reject(new Error(`${what}: nothing after ${ms} ms`)), ms).unref()),
-]);
+function within(ms, promise, what) {
+  let timer;
+  const deadline = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`${what}: nothing after ${ms} ms`)), ms); });
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+}
 const stubborn = "trap '' TERM; echo ready; while :; do sleep 0.05; done";
 
 for (const mode of modes()) {
@@ -159,12 +160,15 @@ if (helperMode) {
 
     test("a helper that never says hello fails every call by the start-up deadline, naming its path", async () => {
       const path = fixture("fake-helper-no-hello.mjs");
-      const host = new ProcessHost({ helperPath: path, helperTimeoutMs: 300 });
-      const error = await within(10000, rejection(host.execFile("true")), "execFile");
-      assert.ok(error instanceof HelperExitedError, String(error));
-      assert.ok(error.message.includes(path), error.message);
-      assert.match(error.message, /no hello within 300 ms/);
-      await host.shutdown();
+      const host = new ProcessHost({ helperPath: path, helperTimeoutMs: 300, killGraceMs: 100 });
+      try {
+        const error = await within(10000, rejection(host.execFile("true")), "execFile");
+        assert.ok(error instanceof HelperExitedError, String(error));
+        assert.ok(error.message.includes(path), error.message);
+        assert.match(error.message, /no hello within 300 ms/);
+      } finally {
+        await host.shutdown();
+      }
     });
   });
 
@@ -187,6 +191,30 @@ if (helperMode) {
       await host.execFile("true"); // the helper is up: the requests below reach it at once
       const outcomes = await Promise.all(Array.from({ length: 40 }, () => rejection(host.execFile("sleep", ["5"], { timeout: 1 }))));
       assert.deepEqual(outcomes.map((error) => [error.name, error.timedOut]), Array(40).fill(["HostExecError", true]));
+    });
+
+    test("the helper applies a timeout, with its killSignal, while Node's thread is blocked", async () => {
+      const host = hostFor("helper");
+      after(() => host.shutdown());
+      await host.execFile("true");
+      const call = rejection(host.execFile("sleep", ["5"], { timeout: 200, killSignal: "SIGINT" }));
+      await new Promise((resolve) => setImmediate(resolve)); // the request leaves
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1500);
+      const error = await call;
+      assert.equal(error.signal, "SIGINT");
+      assert.equal(error.timedOut, true);
+      assert.equal(error.killed, true);
+    });
+
+    test("a launch answered while Node's thread was blocked past its deadline reports the child's real end", async () => {
+      const host = hostFor("helper");
+      after(() => host.shutdown());
+      await host.execFile("true");
+      const call = rejection(host.execFile("sh", ["-c", "exit 3"], { timeout: 100 }));
+      await new Promise((resolve) => setImmediate(resolve)); // the request leaves
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1500);
+      const error = await call;
+      assert.deepEqual([error.code, error.signal, error.killed], [3, null, true]);
     });
 
     test("a launch that throws after taking a request id gives the id back", async () => {

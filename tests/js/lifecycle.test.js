@@ -11,8 +11,9 @@ import { modes, hostFor, once, rejection } from "./support/modes.js";
 
 const fixture = (name) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
 // perl (in every Debian) holds a write lease (fcntl F_SETLEASE 1024, F_WRLCK 1) on
-// ARGV[0] and says "held"; any open of the file, exec's included, waits until it dies.
-const HOLD_WRITE_LEASE = '$SIG{IO} = "IGNORE"; open(my $f, "<", $ARGV[0]) or die "open: $!"; fcntl($f, 1024, 1) or die "lease: $!"; $| = 1; print "held\\n"; sleep 120';
+// ARGV[0] and says "held"; any open of the file, exec's included, waits until it lets
+// go: after ARGV[1] seconds (default 120) or when it dies.
+const HOLD_WRITE_LEASE = '$SIG{IO} = "IGNORE"; open(my $f, "<", $ARGV[0]) or die "open: $!"; fcntl($f, 1024, 1) or die "lease: $!"; $| = 1; print "held\\n"; select(undef, undef, undef, $ARGV[1] // 120)';
 const packageVersion = JSON.parse(readFileSync(new URL("../../js/package.json", import.meta.url), "utf8")).version;
 
 for (const mode of modes()) {
@@ -158,19 +159,21 @@ if (modes().includes("helper")) {
       const marker = `${dir}/started`;
       writeFileSync(blocker, "#!/bin/sh\nexit 0\n");
       chmodSync(blocker, 0o755);
-      const holder = spawn("perl", ["-e", HOLD_WRITE_LEASE, blocker], { stdio: ["ignore", "pipe", "inherit"] });
+      const holder = spawn("perl", ["-e", HOLD_WRITE_LEASE, blocker, "1.5"], { stdio: ["ignore", "pipe", "inherit"] });
       const launched = [];
       const host = new ProcessHost({ fallback: "error", maxLaunchThreads: 1, onLaunch: ({ file }) => launched.push(file) });
       try {
         assert.equal((await once(holder.stdout, "data"))[0].toString(), "held\n");
         // A running helper receives the next requests at once, so its deadline for the
-        // second (1 s after it arrived) falls 500 ms before the lease is let go, which is
-        // 500 ms before the calling thread's own deadline (timeout + 1 s).
+        // second (1 s after it arrived) falls ~500 ms before the lease is let go. This
+        // thread is blocked from then until well after, so that only the helper can
+        // decide: the calling thread's own timer (which would kill the queued launch)
+        // cannot run before the launch thread is free again.
         await host.execFile("true");
         const first = host.execFile(blocker).catch((error) => error);
         const second = rejection(host.execFile("touch", [marker], { timeout: 1000 }));
-        await new Promise((resolve) => setTimeout(resolve, 1500));
-        holder.kill("SIGKILL");
+        await new Promise((resolve) => setImmediate(resolve)); // the requests leave
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2500);
         const error = await second;
         assert.equal(error.timedOut, true);
         assert.equal(error.killed, true);
