@@ -8,6 +8,7 @@ const MESSAGE_TYPES = new Set(["string", "object", "number", "boolean"]);
 
 /**
  * What a backend supplies to control one child.
+ * @property {() => void} [waitForPid] block until the pid is known, if it can be asked about
  * @typedef {object} ChildController
  * @property {(signal: string|0) => boolean} kill send a signal; true if it was sent
  * @property {() => void} ref
@@ -169,6 +170,18 @@ export class HostChild extends EventEmitter {
   #flushPendingMessages() {
     if (!this.#channelOpen || this.listenerCount("message") === 0) return;
     for (const args of this.#pendingMessages.splice(0)) super.emit("message", ...args);
+  }
+
+  /**
+   * The pid, waiting on this thread for the helper's answer when it is not known yet:
+   * the drop-in's `pid`, readable right after its spawn() returns (docs/sync.md).
+   * Undefined when the launch failed, or when it cannot be asked about now (the
+   * main channel's socket is full: the spawn has not reached the helper yet).
+   * @returns {number|undefined}
+   */
+  _waitForPid() {
+    if (this.pid === undefined) this.#controller.waitForPid?.();
+    return this.pid;
   }
 
   /** Backend: the pipes for fds 0, 1, 2 (null for "ignore"/"inherit"). */
