@@ -53,8 +53,9 @@ export function spawnSyncThroughHelper(sync, request) {
   const killSignal = request.killSignal ?? "SIGTERM";
   const piped = request.stdio.map((kind) => kind === "pipe");
   sync.send("spawn", [id, request.file, request.args, spawnRequestOptions(helperRequest(request, killSignal))]);
+  const inputBytes = piped[0] ? request.input?.length ?? 0 : 0;
   if (piped[0]) {
-    if (request.input?.length) sync.sendBytes("write", id, request.input);
+    if (inputBytes > 0) sync.sendBytes("write", id, request.input);
     sync.send("end", [id]);
   }
 
@@ -69,7 +70,12 @@ export function spawnSyncThroughHelper(sync, request) {
   let pipeError = null;
   // What the helper owes about the child once it exists: `exit`, and `eof` per output.
   let owed = 1 + (piped[1] ? 1 : 0) + (piped[2] ? 1 : 0);
-  while (owed > 0) {
+  // Input is written while the child runs and may still be failing after its exit:
+  // every byte ends acknowledged (`written`) or in an error, and Node reports EPIPE
+  // when the child left some unread, so the call waits for that too.
+  let inputAcknowledged = 0;
+  const inputSettled = () => inputAcknowledged >= inputBytes || pipeError !== null;
+  while (owed > 0 || (started && !inputSettled())) {
     const { name, values } = sync.receive();
     // Late words about an earlier call (an error for a request that crossed its end).
     if (values[0] !== id) continue;
@@ -100,14 +106,18 @@ export function spawnSyncThroughHelper(sync, request) {
         if (exit.flags & EXIT_FLAG.timed_out) limitError ??= "ETIMEDOUT";
         owed--;
         break;
+      case "written":
+        inputAcknowledged += values[1];
+        break;
       case "stdin_error":
         pipeError ??= values[1];
         break;
       case "error":
         // Refused before it started: the helper will say nothing more about this id.
         if (!started) throw new ProtocolError("rejected", `the helper rejected a synchronous spawn: ${values[2]}`);
-        // Otherwise input that crossed the child's end ("unknown child id"): as for
-        // Node, input nobody reads is dropped.
+        // Otherwise input that came after the child was gone ("unknown child id"): it
+        // could not be written, which Node reports as EPIPE.
+        if (!inputSettled()) pipeError = "EPIPE";
         break;
     }
   }
