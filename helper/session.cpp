@@ -60,6 +60,7 @@ void session::on_input_end(decode_error error, std::string detail) {
 
 void session::handle(spawn_request&& r) {
   const std::uint64_t id = r.id;
+  last_spawn_id_ = id;
   if (shutting_down_) {
     reject_awaits(id, "ECANCELED");
     return channel_.send(encode::spawn_error(id, "ECANCELED", "queue"));
@@ -199,6 +200,9 @@ void session::when_spawn_known(std::uint64_t id, spawn_waiter waiter) {
   if (auto it = launching_.find(id); it != launching_.end()) return it->second->awaiting.push_back(std::move(waiter));
   if (auto it = recent_outcomes_.find(id); it != recent_outcomes_.end()) return waiter(id, it->second);
   if (shutting_down_) return waiter(id, {std::nullopt, "ECANCELED"});
+  if (last_spawn_id_ && ((*last_spawn_id_ - id) & 0xffffffffu) < 0x80000000u) {
+    return waiter(id, {std::nullopt, "ESRCH"});
+  }
   awaits_before_spawn_[id].push_back(std::move(waiter));
 }
 

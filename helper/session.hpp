@@ -116,6 +116,10 @@ class session final : public channel::handler, public child_owner {
   static constexpr std::size_t remembered_outcomes = 1024;
   std::unordered_map<std::uint64_t, spawn_outcome> recent_outcomes_;
   std::deque<std::uint64_t> recent_order_;
+  // The last spawn id read. Node's ids grow (mod 2^32) in the order its spawns are
+  // written, so an id at or before it whose outcome is no longer remembered came and
+  // went: await_spawn is answered (ESRCH) instead of waiting for a spawn that passed.
+  std::optional<std::uint64_t> last_spawn_id_;
   session* leader_ = nullptr;
   session* follower_ = nullptr;
   std::size_t removals_in_flight_ = 0;
