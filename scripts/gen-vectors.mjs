@@ -54,6 +54,9 @@ const valid = [
   ["send_error", [12, 3, "EPIPE"]],
   ["data from the IPC channel", [4, 3, 3, bin("7b2261223a317d0a")]],
   ["spawn with an IPC channel", [16, 4, "node", ["child.js"], { ipc: true, credit: 65536 }]],
+  ["await_spawn", [26, 7]],
+  ["spawn_known with a pid", [14, 7, 31337, null]],
+  ["spawn_known of a failed launch", [14, 8, null, "ENOENT"]],
 ].map(([name, decoded]) => ({ name, hex: frame(Buffer.from(encode(toWire(decoded)))), decoded, valid: true }));
 
 const raw = (hex) => frame(Buffer.from(hex, "hex"));
