@@ -109,7 +109,11 @@ export class Channel {
       if (!(this.#leftParent && code === 0)) this.#goAway("it exited");
     });
     this.#closed = new Promise((resolve) => this.#process.once("close", resolve));
-    this.#startDeadline = setTimeout(() => this.#goAway(`it sent no hello within ${answerMs} ms`, undefined, { hung: true }), answerMs);
+    // As in #checkLiveness: this thread may have been blocked past the deadline (a
+    // spawnSync) with the hello already waiting in the socket; read it (the poll phase) first.
+    this.#startDeadline = setTimeout(() => setImmediate(() => {
+      if (this.#helperPid === 0) this.#goAway(`it sent no hello within ${answerMs} ms`, undefined, { hung: true });
+    }), answerMs);
     this.#startDeadline.unref();
     this.#watchdog = setInterval(() => this.#checkLiveness(), answerMs);
     this.#watchdog.unref();
@@ -150,7 +154,8 @@ export class Channel {
   syncChannel() {
     if (this.#gone) throw this.#gone;
     if (!this.#sync) return null;
-    this.#sync.open(this.#answerMs);
+    // After its hello a helper has made the FIFOs or never will (it said why on stderr).
+    this.#sync.open(this.#helperPid ? 0 : this.#answerMs);
     return this.#sync;
   }
 
