@@ -78,8 +78,9 @@ export class SyncChannel {
     const deadline = performance.now() + waitMs;
     while (!this.openIfReady()) {
       if (performance.now() >= deadline) {
-        throw this.#break(new HelperExitedError(
-          `spawnhost helper ${this.#helperPath} created no sync channel within ${waitMs} ms`));
+        throw this.#break(new HelperExitedError(waitMs > 0
+          ? `spawnhost helper ${this.#helperPath} created no sync channel within ${waitMs} ms`
+          : `spawnhost helper ${this.#helperPath} created no sync channel (its stderr says why)`));
       }
       Atomics.wait(sleeper, 0, 0, WAIT_STEP_MS);
     }

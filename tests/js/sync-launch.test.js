@@ -6,6 +6,8 @@ import { spawnSync, spawn } from "node:child_process";
 import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { hostFor } from "./support/modes.js";
+import { ProcessHost } from "spawnhost";
+import { locateHelper } from "../../js/src/locate-helper.js";
 
 const host = hostFor("helper");
 after(() => host.shutdown());
@@ -170,6 +172,22 @@ test("a helper killed while a call waits fails the call with a clear error", asy
     await new Promise((resolve) => killer.on("close", resolve));
   } finally {
     await victim.shutdown().catch(() => {});
+  }
+});
+
+test("a helper that made no sync channel fails the call clearly, after a bounded wait", async () => {
+  const wrapper = new URL("../fixtures/helper-no-sync-fifos.sh", import.meta.url).pathname;
+  process.env.SPAWNHOST_REAL_HELPER = locateHelper();
+  const host = new ProcessHost({ fallback: "error", helperPath: wrapper, helperTimeoutMs: 300 });
+  try {
+    const started = performance.now();
+    // Before the hello: the call waits for the FIFOs, sleeping, up to helperTimeoutMs.
+    assert.throws(() => host._spawnSync(syncRequest("true")), /created no sync channel within 300 ms/);
+    assert.ok(performance.now() - started < 3000);
+    // The main channel is unaffected.
+    assert.equal((await host.execFile("echo", ["still here"])).stdout, "still here\n");
+  } finally {
+    await host.shutdown();
   }
 });
 
