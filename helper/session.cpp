@@ -124,8 +124,6 @@ void session::on_launched(const std::shared_ptr<pending_launch>& p, launched_pro
   for (auto& bytes : p->early_input) c->write(std::move(bytes));
   if (p->early_end) c->end_input();
   for (auto& bytes : p->early_sends) c->send(std::move(bytes));
-  for (const auto& [fd, bytes] : p->early_credit) c->add_credit(fd, bytes);
-  for (const std::uint32_t fd : p->early_closes) c->close_stream(fd);
   if (p->kill_on_arrival) c->kill(p->kill_on_arrival);
   if (shutting_down_ && !c->detached()) c->kill(c->kill_signal());
 }
@@ -173,15 +171,10 @@ void session::handle(kill_request&& r) {
 }
 
 void session::handle(credit_request&& r) {
-  if (auto it = launching_.find(r.id); it != launching_.end()) {
-    it->second->early_credit.emplace_back(r.fd, r.bytes);
-    return;
-  }
   if (child* c = find_child(r.id, "credit")) c->add_credit(r.fd, r.bytes);
 }
 
 void session::handle(close_output_request&& r) {
-  if (auto it = launching_.find(r.id); it != launching_.end()) return it->second->early_closes.push_back(r.fd);
   if (child* c = find_child(r.id, "close_output")) c->close_stream(r.fd);
 }
 

@@ -80,10 +80,6 @@ class session final : public channel::handler, public child_owner {
     std::vector<std::string> early_input;
     std::vector<std::string> early_sends;
     bool early_end = false;
-    // Node may give up on an output (execFile's timeout destroys it) or grant credit
-    // before it has heard that the process exists.
-    std::vector<std::uint32_t> early_closes;
-    std::vector<std::pair<std::uint32_t, std::uint64_t>> early_credit;
     std::vector<spawn_waiter> awaiting;  // await_spawn requests about this launch
   };
 

@@ -237,25 +237,6 @@ TEST(Helper, ClosingAnOutputEndsTheWriter) {
       << exit_msg;
 }
 
-// Both frames arrive in the same read as the spawn, while the process is being created.
-TEST(Helper, CreditAndCloseOutputBeforeTheProcessExistsAreKept) {
-  helper_client h;
-  h.next();
-  std::map<std::string, int> options{{"credit", 0}};
-  h.send(16, 6, std::string("sh"), std::vector<std::string>{"-c", "printf hello; printf gone >&2"}, options);
-  h.send(20, 6, 1, 5);
-  h.send(23, 6, 2);
-  std::string out;
-  bool stderr_eof = false;
-  for (json m = h.next(); !m.is_null() && m[0] != 6; m = h.next()) {
-    EXPECT_NE(m[0], 9) << "rejected: " << m;
-    if (m[0] == 4) out += test::unhex(m[3]["$bin"]);
-    if (m == json::parse("[5, 6, 2]")) stderr_eof = true;
-  }
-  EXPECT_EQ(out, "hello");
-  EXPECT_TRUE(stderr_eof);
-}
-
 TEST(Helper, MaxBufferZeroAllowsNoOutput) {
   helper_client h;
   h.next();
