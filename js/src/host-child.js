@@ -8,7 +8,6 @@ const MESSAGE_TYPES = new Set(["string", "object", "number", "boolean"]);
 
 /**
  * What a backend supplies to control one child.
- * @property {() => void} [waitForPid] block until the pid is known, if it can be asked about
  * @typedef {object} ChildController
  * @property {(signal: string|0) => boolean} kill send a signal; true if it was sent
  * @property {() => void} ref
@@ -17,6 +16,8 @@ const MESSAGE_TYPES = new Set(["string", "object", "number", "boolean"]);
  *   IPC: serialize (throwing when it cannot) and send one message; false asks the caller
  *   to slow down
  * @property {() => void} [disconnect] IPC: close the channel after what was sent
+ * @property {() => void} [waitForPid] block this thread until the pid is known, where the
+ *   backend can ask (helper mode: the sync channel)
  */
 
 /** A child process started by a ProcessHost, shaped like node:child_process's ChildProcess. */
