@@ -4,7 +4,7 @@
 // blocking system call on this thread (fs.writeSync / fs.readSync), with the same
 // frames and the same FrameReader; the helper serves it with a second session
 // (helper/session.hpp). docs/sync.md has the design and its costs.
-import { closeSync, existsSync, mkdtempSync, openSync, readSync, rmSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, constants, existsSync, mkdtempSync, openSync, readSync, rmSync, unlinkSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FrameReader, encodeBytesHead, encodeFrame } from "./protocol.js";
@@ -60,9 +60,11 @@ export class SyncChannel {
   openIfReady() {
     if (this.#replyFd >= 0) return true;
     if (this.#broken || !existsSync(join(this.#dir, "reply"))) return false;
-    // Both never block: the helper holds each FIFO open for reading and writing.
-    this.#requestFd = openSync(join(this.#dir, "request"), "w");
-    this.#replyFd = openSync(join(this.#dir, "reply"), "r");
+    // Both never block: the helper holds each FIFO open for reading and writing. No
+    // O_CREAT ("w" would have it): a name that is not the helper's FIFO fails here
+    // instead of becoming a file nobody reads.
+    this.#requestFd = openSync(join(this.#dir, "request"), constants.O_WRONLY);
+    this.#replyFd = openSync(join(this.#dir, "reply"), constants.O_RDONLY);
     this.#removeDir();
     return true;
   }
