@@ -63,9 +63,16 @@ export class SyncChannel {
     // Both never block: the helper holds each FIFO open for reading and writing. No
     // O_CREAT ("w" would have it): a name that is not the helper's FIFO fails here
     // instead of becoming a file nobody reads.
-    this.#requestFd = openSync(join(this.#dir, "request"), constants.O_WRONLY);
-    this.#replyFd = openSync(join(this.#dir, "reply"), constants.O_RDONLY);
-    this.#removeDir();
+    try {
+      this.#requestFd = openSync(join(this.#dir, "request"), constants.O_WRONLY);
+      this.#replyFd = openSync(join(this.#dir, "reply"), constants.O_RDONLY);
+    } catch (error) {
+      const failure = this.#break(this.#gone(`opening its sync channel failed: ${error.message}`));
+      this.close();
+      throw failure;
+    } finally {
+      this.#removeDir();
+    }
     return true;
   }
 
