@@ -2,13 +2,14 @@
 // schema/README.md on its stdin/stdout. Diagnostics go to stderr only.
 //
 //   spawnhost-helper [--launch-threads N] [--grace-ms MS] [--inherit-fds A,B,C]
-//                    [--leave-parent] [--input-fd N]
+//                    [--leave-parent] [--input-fd N] [--sync-fifos DIR]
 //   spawnhost-helper --version
 #include <asio/io_context.hpp>
 
 #include <charconv>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string_view>
 #include <thread>
 
@@ -16,6 +17,7 @@
 #include "termination_signals.hpp"
 #include "process.hpp"
 #include "session.hpp"
+#include "sync_fifos.hpp"
 
 #ifndef SPAWNHOST_VERSION
 #error "SPAWNHOST_VERSION must be defined by the build (from js/package.json)"
@@ -29,6 +31,7 @@ struct arguments {
   int inherited[3] = {-1, -1, -1};
   bool leave_parent = false;  // started by a worker thread: see prepare_helper_process
   int input_fd = 0;           // where Node's frames arrive (not stdin: see --leave-parent in channel.js)
+  const char* sync_fifos = nullptr;  // Node's private directory for the sync channel (docs/sync.md)
 };
 
 bool parse_number(std::string_view text, long& out) {
@@ -38,7 +41,7 @@ bool parse_number(std::string_view text, long& out) {
 
 int usage(const char* problem) {
   std::fprintf(stderr, "spawnhost-helper: %s\nusage: spawnhost-helper [--launch-threads N] [--grace-ms MS] "
-               "[--inherit-fds A,B,C] [--leave-parent] [--input-fd N] | --version\n", problem);
+               "[--inherit-fds A,B,C] [--leave-parent] [--input-fd N] [--sync-fifos DIR] | --version\n", problem);
   return 2;
 }
 
@@ -61,6 +64,9 @@ int main(int argc, char** argv) {
       ++i;
     } else if (arg == "--input-fd" && value && parse_number(value, n) && n <= 1024) {
       args.input_fd = static_cast<int>(n);
+      ++i;
+    } else if (arg == "--sync-fifos" && value && *value) {
+      args.sync_fifos = value;
       ++i;
     } else if (arg == "--leave-parent") {
       args.leave_parent = true;
@@ -89,10 +95,26 @@ int main(int argc, char** argv) {
   config.launch.node_pid = origin.node_pid;
   spawnhost::session session(io, pool, config, args.input_fd, 1);
 
+  // The sync channel exists before our hello, so Node finds it once it has the hello.
+  // Without it the helper still serves the main channel; Node's blocking calls then
+  // report why they cannot run.
+  std::optional<spawnhost::session> sync_session;
+  if (args.sync_fifos) {
+    spawnhost::sync_fifo_ends ends;
+    if (const std::error_code error = spawnhost::open_sync_fifos(args.sync_fifos, ends)) {
+      std::fprintf(stderr, "spawnhost-helper: no sync channel in %s: %s\n", args.sync_fifos, error.message().c_str());
+    } else {
+      sync_session.emplace(io, pool, config, ends.request, ends.reply);
+      session.lead(*sync_session);
+    }
+  }
+
   // SIGTERM (also our parent-death signal) ends children the orderly way.
   spawnhost::termination_signals signals(io);
   signals.async_wait([&] { session.begin_shutdown(config.grace); });
+  if (sync_session) sync_session->start();
   session.start();
   io.run();
+  if (args.sync_fifos) spawnhost::remove_sync_fifos(args.sync_fifos);
   return 0;
 }

@@ -125,6 +125,7 @@ std::size_t expected_size(msg code) {
     case msg::close_output: return protocol::close_output_size;
     case msg::send: return protocol::send_size;
     case msg::ping: return protocol::ping_size;
+    case msg::await_spawn: return protocol::await_spawn_size;
     default: return 0;  // not a message the helper accepts
   }
 }
@@ -211,6 +212,12 @@ decoded_request decode_array(const msgpack::object_array& a) {
     case msg::ping: {
       ping_request r;
       field(a, 1, "token", r.token, as_uint, fail);
+      out.value = r;
+      break;
+    }
+    case msg::await_spawn: {
+      await_spawn_request r;
+      read_id(a, r.id, fail);
       out.value = r;
       break;
     }
@@ -374,6 +381,14 @@ std::string send_error(std::uint64_t id, std::string_view code) {
   return frame_builder(msg::send_error, protocol::send_error_size).u(id).s(code).finish();
 }
 std::string pong(std::uint64_t token) { return frame_builder(msg::pong, protocol::pong_size).u(token).finish(); }
+
+std::string spawn_known(std::uint64_t id, std::optional<std::uint64_t> pid, std::optional<std::string_view> code) {
+  frame_builder f(msg::spawn_known, protocol::spawn_known_size);
+  f.u(id);
+  if (pid) f.u(*pid);
+  else f.nil();
+  return f.s(code).finish();
+}
 }  // namespace encode
 
 }  // namespace spawnhost

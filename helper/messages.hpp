@@ -49,9 +49,12 @@ struct remove_tree_request { std::uint64_t id; std::string path; };
 struct close_output_request { std::uint64_t id; std::uint32_t fd; };
 struct send_request { std::uint64_t id; std::string bytes; };
 struct ping_request { std::uint64_t token; };
+// Sync channel: answer spawn_known once the main channel's launch `id` has a result.
+struct await_spawn_request { std::uint64_t id; };
 
 using request = std::variant<spawn_request, write_request, end_request, kill_request, credit_request,
-                             shutdown_request, remove_tree_request, close_output_request, send_request, ping_request>;
+                             shutdown_request, remove_tree_request, close_output_request, send_request, ping_request,
+                             await_spawn_request>;
 
 struct decoded_request {
   decode_error error = decode_error::none;
@@ -86,6 +89,7 @@ std::string removed(std::uint64_t id, std::optional<std::string_view> code, std:
 std::string sent(std::uint64_t id, std::uint64_t bytes);
 std::string send_error(std::uint64_t id, std::string_view code);
 std::string pong(std::uint64_t token);
+std::string spawn_known(std::uint64_t id, std::optional<std::uint64_t> pid, std::optional<std::string_view> code);
 }  // namespace encode
 
 }  // namespace spawnhost

@@ -23,6 +23,7 @@ enum class msg : std::uint8_t {
   sent = 11,
   send_error = 12,
   pong = 13,
+  spawn_known = 14,
   spawn = 16,
   write = 17,
   end = 18,
@@ -33,6 +34,7 @@ enum class msg : std::uint8_t {
   close_output = 23,
   send = 24,
   ping = 25,
+  await_spawn = 26,
 };
 
 // Number of array elements of each message, the code included.
@@ -49,6 +51,7 @@ inline constexpr std::size_t removed_size = 4;
 inline constexpr std::size_t sent_size = 3;
 inline constexpr std::size_t send_error_size = 3;
 inline constexpr std::size_t pong_size = 2;
+inline constexpr std::size_t spawn_known_size = 4;
 inline constexpr std::size_t spawn_size = 5;
 inline constexpr std::size_t write_size = 3;
 inline constexpr std::size_t end_size = 2;
@@ -59,6 +62,7 @@ inline constexpr std::size_t remove_tree_size = 3;
 inline constexpr std::size_t close_output_size = 3;
 inline constexpr std::size_t send_size = 3;
 inline constexpr std::size_t ping_size = 2;
+inline constexpr std::size_t await_spawn_size = 2;
 
 enum class stdio_kind : std::uint8_t {
   pipe = 0,

@@ -26,7 +26,13 @@ session::session(asio::io_context& io, launch_pool& pool, session_config config,
       pool_(pool),
       config_(std::move(config)),
       channel_(io, in_fd, out_fd, *this),
-      grace_timer_(io) {}
+      grace_timer_(io),
+      follower_flush_limit_(io) {}
+
+void session::lead(session& follower) {
+  follower_ = &follower;
+  follower.leader_ = this;
+}
 
 void session::start() {
   channel_.send(encode::hello(config_.version, current_process_id()));
@@ -46,23 +52,35 @@ void session::on_input_end(decode_error error, std::string detail) {
   if (error != decode_error::none) {
     channel_.send(encode::error(std::nullopt, true, std::string(to_string(error)) + ": " + detail));
   }
+  // The sync channel's end is not Node's: the helper goes on serving the main channel
+  // (Node then hears the fatal error above on its next blocking call).
+  if (leader_) return;
   begin_shutdown(config_.grace);
 }
 
 void session::handle(spawn_request&& r) {
   const std::uint64_t id = r.id;
-  if (shutting_down_) return channel_.send(encode::spawn_error(id, "ECANCELED", "queue"));
+  last_spawn_id_ = id;
+  if (shutting_down_) {
+    reject_awaits(id, "ECANCELED");
+    return channel_.send(encode::spawn_error(id, "ECANCELED", "queue"));
+  }
   if (children_.count(id) || launching_.count(id)) {
     return channel_.send(encode::error(id, false, "bad_field: request id " + std::to_string(id) + " is already in use"));
   }
   const auto signal = signal_number(r.options.kill_signal);
   if (!signal) {
+    reject_awaits(id, "EINVAL");
     return channel_.send(encode::error(id, false, "bad_option: unknown signal '" + r.options.kill_signal + "'"));
   }
   auto p = std::make_shared<pending_launch>();
   p->request = std::move(r);
   p->kill_signal = *signal;
   p->queued_at = std::chrono::steady_clock::now();
+  if (auto it = awaits_before_spawn_.find(id); it != awaits_before_spawn_.end()) {
+    p->awaiting = std::move(it->second);
+    awaits_before_spawn_.erase(it);
+  }
   launching_[id] = p;
   const bool queued = pool_.submit([this, p] {
     const std::uint64_t queued_us = micros_since(p->queued_at);
@@ -84,6 +102,7 @@ void session::handle(spawn_request&& r) {
 void session::on_launch_skipped(const std::shared_ptr<pending_launch>& p, const char* code) {
   launching_.erase(p->request.id);
   channel_.send(encode::spawn_error(p->request.id, code, "queue"));
+  spawn_known(p->request.id, p->awaiting, {std::nullopt, code});
   maybe_finish();
 }
 
@@ -92,6 +111,7 @@ void session::on_launched(const std::shared_ptr<pending_launch>& p, launched_pro
   launching_.erase(id);
   if (result.error) {
     channel_.send(encode::spawn_error(id, error_name(result.error), result.stage));
+    spawn_known(id, p->awaiting, {std::nullopt, error_name(result.error)});
     return maybe_finish();
   }
   const std::uint64_t pid = static_cast<std::uint64_t>(result.pid), create_us = result.create_us;
@@ -99,6 +119,7 @@ void session::on_launched(const std::shared_ptr<pending_launch>& p, launched_pro
                                    config_.grace);
   children_[id] = c;
   channel_.send(encode::spawned(id, pid, create_us, queued_us));
+  spawn_known(id, p->awaiting, {pid, {}});
   c->start();
   for (auto& bytes : p->early_input) c->write(std::move(bytes));
   if (p->early_end) c->end_input();
@@ -162,7 +183,50 @@ void session::handle(close_output_request&& r) {
 
 void session::handle(ping_request&& r) { channel_.send(encode::pong(r.token)); }
 
-void session::handle(shutdown_request&& r) { begin_shutdown(std::chrono::milliseconds(r.grace_ms)); }
+// Either channel may ask to end the helper; the leader runs the sequence for both.
+void session::handle(shutdown_request&& r) {
+  (leader_ ? *leader_ : *this).begin_shutdown(std::chrono::milliseconds(r.grace_ms));
+}
+
+// Asked on the sync channel about a launch of the main channel: Node's thread is
+// blocked reading a child's pid, and only the leader knows it.
+void session::handle(await_spawn_request&& r) {
+  (leader_ ? *leader_ : *this).when_spawn_known(r.id, [this](std::uint64_t id, const spawn_outcome& o) {
+    channel_.send(encode::spawn_known(id, o.pid, o.pid ? std::nullopt : std::optional<std::string_view>(o.code)));
+  });
+}
+
+void session::when_spawn_known(std::uint64_t id, spawn_waiter waiter) {
+  if (auto it = children_.find(id); it != children_.end()) {
+    return waiter(id, {static_cast<std::uint64_t>(it->second->pid()), {}});
+  }
+  if (auto it = launching_.find(id); it != launching_.end()) return it->second->awaiting.push_back(std::move(waiter));
+  if (auto it = recent_outcomes_.find(id); it != recent_outcomes_.end()) return waiter(id, it->second);
+  if (shutting_down_) return waiter(id, {std::nullopt, "ECANCELED"});
+  if (last_spawn_id_ && ((*last_spawn_id_ - id) & 0xffffffffu) < 0x80000000u) {
+    return waiter(id, {std::nullopt, "ESRCH"});
+  }
+  awaits_before_spawn_[id].push_back(std::move(waiter));
+}
+
+void session::spawn_known(std::uint64_t id, std::vector<spawn_waiter>& waiters, spawn_outcome outcome) {
+  if (recent_outcomes_.insert_or_assign(id, outcome).second) {
+    recent_order_.push_back(id);
+    if (recent_order_.size() > remembered_outcomes) {
+      recent_outcomes_.erase(recent_order_.front());
+      recent_order_.pop_front();
+    }
+  }
+  for (auto& waiter : std::exchange(waiters, {})) waiter(id, outcome);
+}
+
+void session::reject_awaits(std::uint64_t id, const char* code) {
+  auto it = awaits_before_spawn_.find(id);
+  if (it == awaits_before_spawn_.end()) return;
+  auto waiters = std::move(it->second);
+  awaits_before_spawn_.erase(it);
+  spawn_known(id, waiters, {std::nullopt, code});
+}
 
 void session::handle(remove_tree_request&& r) {
   ++removals_in_flight_;
@@ -217,6 +281,10 @@ void session::begin_shutdown(std::chrono::milliseconds grace) {
     c.kill(c.kill_signal());
     ++it;
   }
+  for (auto& [id, waiters] : std::exchange(awaits_before_spawn_, {})) {
+    for (auto& waiter : waiters) waiter(id, {std::nullopt, "ECANCELED"});
+  }
+  if (follower_) follower_->begin_shutdown(grace);
   grace_timer_.expires_after(grace);
   grace_timer_.async_wait([this](std::error_code ec) {
     if (ec) return;
@@ -230,12 +298,27 @@ void session::maybe_finish() {
   for (auto& [id, c] : children_) {
     if (!c->exited()) return;
   }
+  if (follower_ && !follower_->finished_) return;
   finished_ = true;
   grace_timer_.cancel();
   // Exited children whose pipes a grandchild still holds are not waited for.
   for (auto& [id, c] : children_) c->stop_watching();
   children_.clear();
-  channel_.when_flushed([this] { io_.stop(); });
+  if (leader_) return leader_->maybe_finish();
+  channel_.when_flushed([this] {
+    if (!follower_) return io_.stop();
+    // Node reads the sync FIFO only while a blocking call waits in it, and a Node that
+    // is gone never will; as we hold that FIFO open for reading too, a write to it
+    // never fails. So its last frames get a bounded wait.
+    follower_flush_limit_.expires_after(std::chrono::seconds(1));
+    follower_flush_limit_.async_wait([this](std::error_code ec) {
+      if (!ec) io_.stop();
+    });
+    follower_->channel_.when_flushed([this] {
+      follower_flush_limit_.cancel();
+      io_.stop();
+    });
+  });
 }
 
 }  // namespace spawnhost

@@ -1,13 +1,22 @@
 // The helper's brain: dispatches requests by type, keeps the table of children and of
 // launches in flight, and runs the shutdown sequence. Data flows down (channel →
 // session → child → launch pool) and events up, as frames through the channel.
+//
+// A helper may run two: the leader on stdin/stdout, and a follower on the sync FIFOs
+// (--sync-fifos, docs/sync.md), which Node's blocking calls use while its event loop
+// cannot run. They share the io_context and launch pool; each has its own children.
+// The leader's shutdown ends the follower's children too; the follower's input
+// ending ends nothing.
 #pragma once
 #include <asio/io_context.hpp>
 #include <asio/steady_timer.hpp>
 
 #include <atomic>
 #include <chrono>
+#include <deque>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -30,6 +39,9 @@ class session final : public channel::handler, public child_owner {
  public:
   session(asio::io_context& io, launch_pool& pool, session_config config, int in_fd, int out_fd);
   void start();  // say hello, then serve
+  // Makes `follower` this session's follower: its shutdown follows ours, the helper
+  // stops only once both are done, and its await_spawn asks about our launches.
+  void lead(session& follower);
   // Ends every non-detached child (kill signal, SIGKILL after `grace`), waits for
   // launches in flight, flushes what is queued for Node, then stops the loop.
   void begin_shutdown(std::chrono::milliseconds grace);
@@ -52,6 +64,12 @@ class session final : public channel::handler, public child_owner {
   void child_closed(std::uint64_t id) override;
 
  private:
+  // What a launch came to, for await_spawn: a pid, or the spawn_error code.
+  struct spawn_outcome {
+    std::optional<std::uint64_t> pid;
+    std::string code;
+  };
+  using spawn_waiter = std::function<void(std::uint64_t id, const spawn_outcome&)>;
   // A spawn between its request and its result from the launch pool.
   struct pending_launch {
     spawn_request request;
@@ -63,6 +81,7 @@ class session final : public channel::handler, public child_owner {
     std::vector<std::string> early_sends;
     bool early_end = false;
     std::vector<std::uint32_t> early_closes;  // close_output before the process existed
+    std::vector<spawn_waiter> awaiting;  // await_spawn requests about this launch
   };
 
   void handle(spawn_request&& r);
@@ -75,6 +94,10 @@ class session final : public channel::handler, public child_owner {
   void handle(close_output_request&& r);
   void handle(send_request&& r);
   void handle(ping_request&& r);
+  void handle(await_spawn_request&& r);
+  void when_spawn_known(std::uint64_t id, spawn_waiter waiter);
+  void spawn_known(std::uint64_t id, std::vector<spawn_waiter>& waiters, spawn_outcome outcome);
+  void reject_awaits(std::uint64_t id, const char* code);  // a spawn refused before launching
   void on_launched(const std::shared_ptr<pending_launch>& p, launched_process&& result, std::uint64_t queued_us);
   void on_launch_skipped(const std::shared_ptr<pending_launch>& p, const char* code);
   child* find_child(std::uint64_t id, const char* what);
@@ -86,9 +109,24 @@ class session final : public channel::handler, public child_owner {
   channel channel_;
   std::unordered_map<std::uint64_t, std::shared_ptr<child>> children_;
   std::unordered_map<std::uint64_t, std::shared_ptr<pending_launch>> launching_;
+  // await_spawn about an id whose spawn has not arrived yet: the two channels are read
+  // independently, so the question may overtake the spawn it is about.
+  std::unordered_map<std::uint64_t, std::vector<spawn_waiter>> awaits_before_spawn_;
+  // The last outcomes, for an await_spawn that arrives after its child already closed.
+  // Node's ids grow until they wrap at 2^32, so an id here is not reused meanwhile.
+  static constexpr std::size_t remembered_outcomes = 1024;
+  std::unordered_map<std::uint64_t, spawn_outcome> recent_outcomes_;
+  std::deque<std::uint64_t> recent_order_;
+  // The last spawn id read. Node's ids grow (mod 2^32) in the order its spawns are
+  // written, so an id at or before it whose outcome is no longer remembered came and
+  // went: await_spawn is answered (ESRCH) instead of waiting for a spawn that passed.
+  std::optional<std::uint64_t> last_spawn_id_;
+  session* leader_ = nullptr;
+  session* follower_ = nullptr;
   std::size_t removals_in_flight_ = 0;
   std::vector<std::function<void()>> waiting_for_room_;
   asio::steady_timer grace_timer_;
+  asio::steady_timer follower_flush_limit_;  // see maybe_finish
   bool shutting_down_ = false;
   bool finished_ = false;
 };

@@ -57,6 +57,9 @@ const valid = [
   ["spawn in Node's current directory", [16, 5, "pwd", [], { cwd: "/tmp/gone", node_cwd: true }]],
   ["ping", [25, 7]],
   ["pong", [13, 7]],
+  ["await_spawn", [26, 7]],
+  ["spawn_known with a pid", [14, 7, 31337, null]],
+  ["spawn_known of a failed launch", [14, 8, null, "ENOENT"]],
 ].map(([name, decoded]) => ({ name, hex: frame(Buffer.from(encode(toWire(decoded)))), decoded, valid: true }));
 
 const raw = (hex) => frame(Buffer.from(hex, "hex"));

@@ -4,6 +4,7 @@ import { Channel } from "./channel.js";
 import { HelperLaunch } from "./helper-launch.js";
 import { locateHelper } from "./locate-helper.js";
 import { fsError } from "./errors.js";
+import { spawnSyncInline, spawnSyncThroughHelper } from "./sync-launch.js";
 
 /** Runs every launch through the spawnhost helper. */
 export class HelperBackend {
@@ -36,6 +37,18 @@ export class HelperBackend {
   launch(request) {
     const launch = new HelperLaunch(this.#currentChannel(), request, this.#hooks);
     return { child: launch.child, launched: launch.launched };
+  }
+
+  /**
+   * Runs one child to completion, blocking this thread: spawnSync's core. Goes through
+   * the helper's sync channel; a helper without one (Windows) falls back to
+   * node:child_process. Throws when the helper is gone.
+   * @param {import("./sync-launch.js").SyncRequest} request
+   * @returns {import("./sync-launch.js").SyncResult}
+   */
+  spawnSync(request) {
+    const sync = this.#currentChannel().syncChannel();
+    return sync ? spawnSyncThroughHelper(sync, request) : spawnSyncInline(request);
   }
 
   /** Deletes a tree in the helper; resolves when gone, rejects with an fs-style error. */

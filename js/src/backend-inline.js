@@ -4,6 +4,7 @@
 // mocks the module (node:test's mock.module) is seen by every launch.
 import * as childProcess from "node:child_process";
 import { HostChild, watchAbortSignal } from "./host-child.js";
+import { spawnSyncInline } from "./sync-launch.js";
 
 /** Runs every launch through node:child_process in this thread. */
 export class InlineBackend {
@@ -103,6 +104,14 @@ export class InlineBackend {
       this.#onLaunch?.({ kind: request.kind, file: request.spawnfile, createMs, queuedMs: 0 });
     }
     return { child, launched: Promise.resolve() };
+  }
+
+  /**
+   * spawnSync's core in inline mode: node:child_process's, same result shape.
+   * @param {import("./sync-launch.js").SyncRequest} request
+   */
+  spawnSync(request) {
+    return spawnSyncInline(request);
   }
 
   /** Nothing to stop: children belong to this process. */

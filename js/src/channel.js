@@ -7,6 +7,7 @@ import { fstatSync } from "node:fs";
 import { createRequire } from "node:module";
 import { isMainThread } from "node:worker_threads";
 import { FrameReader, encodeBytesHead, encodeFrame } from "./protocol.js";
+import { SyncChannel } from "./sync-channel.js";
 import { PROTOCOL_VERSION } from "./protocol-generated.js";
 import { HelperVersionError, HostShutdownError, ProtocolError, helperExited } from "./errors.js";
 
@@ -60,6 +61,8 @@ export class Channel {
   #watchdog;
   #shutdownDeadline = null;
   #endWhenIdle = false;
+  /** @type {SyncChannel|null} the blocking second channel; null where the helper has none */
+  #sync = null;
 
   /**
    * Starts the helper at once; `ready` settles after its hello.
@@ -83,6 +86,11 @@ export class Channel {
     // process's stdin, so frames go through an extra pipe, fd 6, instead.
     this.#leftParent = !isMainThread && platform !== "win32";
     if (this.#leftParent) args.push("--leave-parent", "--input-fd", "6");
+    // The Windows helper has no FIFOs: blocking calls fall back there (docs/sync.md).
+    if (platform !== "win32") {
+      this.#sync = new SyncChannel({ packageVersion: PACKAGE_VERSION, helperPath });
+      args.push("--sync-fifos", this.#sync.dir);
+    }
     const inherited = [0, 1, 2].map((fd) => (isOpen(fd) ? fd : "ignore"));
     this.#hello = deferred();
     this.#hello.promise.catch(() => {}); // observed by whoever awaits ready
@@ -101,7 +109,11 @@ export class Channel {
       if (!(this.#leftParent && code === 0)) this.#goAway("it exited");
     });
     this.#closed = new Promise((resolve) => this.#process.once("close", resolve));
-    this.#startDeadline = setTimeout(() => this.#goAway(`it sent no hello within ${answerMs} ms`, undefined, { hung: true }), answerMs);
+    // As in #checkLiveness: this thread may have been blocked past the deadline (a
+    // spawnSync) with the hello already waiting in the socket; read it (the poll phase) first.
+    this.#startDeadline = setTimeout(() => setImmediate(() => {
+      if (this.#helperPid === 0) this.#goAway(`it sent no hello within ${answerMs} ms`, undefined, { hung: true });
+    }), answerMs);
     this.#startDeadline.unref();
     this.#watchdog = setInterval(() => this.#checkLiveness(), answerMs);
     this.#watchdog.unref();
@@ -131,6 +143,35 @@ export class Channel {
   /** How many ids are held: requests and children the helper still owes an answer. */
   get inFlight() {
     return this.#handlers.size;
+  }
+
+  /**
+   * The sync channel, open and checked, for a call that blocks this thread; waits (at
+   * most answerMs) for a helper that is still starting. Null where the helper has none
+   * (Windows). Throws when the helper is gone or its sync channel broke.
+   * @returns {SyncChannel|null}
+   */
+  syncChannel() {
+    if (this.#gone) throw this.#gone;
+    if (!this.#sync) return null;
+    // After its hello a helper has made the FIFOs or never will (it said why on stderr).
+    this.#sync.open(this.#helperPid ? 0 : this.#answerMs);
+    return this.#sync;
+  }
+
+  /**
+   * Hands every frame sent so far to the kernel now, instead of at the end of this
+   * tick: true when nothing is left queued in Node (the helper will read it all).
+   * False when the socket is full, or the helper is gone.
+   */
+  flushNow() {
+    if (this.#gone || this.#goingAway) return false;
+    const input = this.#input;
+    if (this.#corked) {
+      this.#corked = false; // the pending uncork in #write then finds nothing corked
+      input.uncork();
+    }
+    return input.writableLength === 0;
   }
 
   /** Registers a handler under a fresh id (never 0, unique among live ids). */
@@ -324,6 +365,8 @@ export class Channel {
   #checkHello([protocol, version, pid]) {
     clearTimeout(this.#startDeadline);
     this.#helperPid = pid;
+    // The helper created the FIFOs before its hello: open them now, without waiting.
+    try { this.#sync?.openIfReady(); } catch { /* a blocking call will report it */ }
     if (protocol !== PROTOCOL_VERSION || version !== PACKAGE_VERSION) {
       const error = new HelperVersionError(
         `spawnhost helper ${this.#helperPath} speaks protocol ${protocol} of version ${version}, ` +
@@ -397,6 +440,7 @@ export class Channel {
       if (cause instanceof ProtocolError) error.cause = cause;
     }
     this.#gone = error;
+    this.#sync?.close();
     if (!known) this.#kill();
     this.#hello.reject(error);
     this.#settleHandlers(error);

@@ -6,6 +6,7 @@ import { HelperInput, HelperOutput, OUTPUT_CREDIT } from "./helper-streams.js";
 import { HelperIpc } from "./helper-ipc.js";
 import { EXIT_FLAG } from "./protocol-generated.js";
 import { spawnRequestOptions } from "./spawn-request.js";
+import { awaitSpawnedPid } from "./sync-launch.js";
 import { AbortError, ProtocolError, spawnFailure } from "./errors.js";
 
 // The helper applies `timeout` to the running process. A launch the helper has not
@@ -63,6 +64,7 @@ export class HelperLaunch {
         unref: () => this.#unref(),
         send: (message, callback) => this.#ipc.send(message, callback),
         disconnect: () => this.#ipc.disconnect(),
+        waitForPid: () => this.#waitForPid(),
       },
     });
     this.#createStdio();
@@ -149,6 +151,25 @@ export class HelperLaunch {
       // Whatever failed after the id was taken, the id must not stay taken.
       if (this.#state === "launching" && !this.#channel.gone) this.#releaseId();
       this.#onGone(error);
+    }
+  }
+
+  // `pid` read before the helper answered: ask about this launch on the sync channel,
+  // blocking this thread until the helper knows its pid (or that it failed).
+  #waitForPid() {
+    if (this.child.pid !== undefined || this.#abandoned) return;
+    try {
+      if (this.#state === "starting") {
+        // Still waiting for the main channel's hello. The sync channel checks the
+        // same helper's hello on its own, so the spawn may go now.
+        if (this.#pendingKill !== null || !this.#channel.syncChannel()) return;
+        this.#sendSpawn();
+      }
+      if (this.#state !== "launching") return;
+      const pid = awaitSpawnedPid(this.#channel, this.#id);
+      if (pid !== undefined && this.child.pid === undefined) this.child.pid = pid;
+    } catch {
+      // The helper is gone: the main channel reports it to this child as usual.
     }
   }
 

@@ -16,6 +16,8 @@ const MESSAGE_TYPES = new Set(["string", "object", "number", "boolean"]);
  *   IPC: serialize (throwing when it cannot) and send one message; false asks the caller
  *   to slow down
  * @property {() => void} [disconnect] IPC: close the channel after what was sent
+ * @property {() => void} [waitForPid] block this thread until the pid is known, where the
+ *   backend can ask (helper mode: the sync channel)
  */
 
 /** A child process started by a ProcessHost, shaped like node:child_process's ChildProcess. */
@@ -169,6 +171,18 @@ export class HostChild extends EventEmitter {
   #flushPendingMessages() {
     if (!this.#channelOpen || this.listenerCount("message") === 0) return;
     for (const args of this.#pendingMessages.splice(0)) super.emit("message", ...args);
+  }
+
+  /**
+   * The pid, waiting on this thread for the helper's answer when it is not known yet:
+   * the drop-in's `pid`, readable right after its spawn() returns (docs/sync.md).
+   * Undefined when the launch failed, or when it cannot be asked about now (the
+   * main channel's socket is full: the spawn has not reached the helper yet).
+   * @returns {number|undefined}
+   */
+  _waitForPid() {
+    if (this.pid === undefined) this.#controller.waitForPid?.();
+    return this.pid;
   }
 
   /** Backend: the pipes for fds 0, 1, 2 (null for "ignore"/"inherit"). */

@@ -142,6 +142,18 @@ export class ProcessHost {
   }
 
   /**
+   * spawnSync's core, for the drop-in face (which validates and shapes the result):
+   * runs one child to completion, blocking this thread, without forking Node in
+   * helper mode. See sync-launch.js for `request` and the result.
+   * @param {import("./sync-launch.js").SyncRequest} request normalized, shell applied
+   * @returns {import("./sync-launch.js").SyncResult}
+   */
+  _spawnSync(request) {
+    this.#checkOpen();
+    return this.#backend.spawnSync(request);
+  }
+
+  /**
    * Deletes a file or directory tree; a path already gone is not an error and links
    * are removed, not followed.
    * @param {string} path

@@ -46,6 +46,9 @@ std::string encode_with_helper(const json& d) {
     case protocol::msg::sent: return encode::sent(d[1], d[2]);
     case protocol::msg::send_error: return encode::send_error(d[1], d[2].get<std::string>());
     case protocol::msg::pong: return encode::pong(d[1]);
+    case protocol::msg::spawn_known:
+      return encode::spawn_known(d[1], d[2].is_null() ? std::nullopt : std::optional<std::uint64_t>(d[2].get<std::uint64_t>()),
+                                 opt_str(d[3]));
     default: ADD_FAILURE() << "no encoder for code " << code; return {};
   }
 }

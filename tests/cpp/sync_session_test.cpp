@@ -1,0 +1,182 @@
+// The helper's second session on the sync FIFOs (--sync-fifos), end to end: the same
+// protocol on both channels, await_spawn about the main channel's launches, and one
+// shutdown for both.
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <deque>
+#include <thread>
+
+#include "frame_decoder.hpp"
+#include "process.hpp"
+#include "test_util.hpp"
+
+namespace spawnhost {
+namespace {
+
+using nlohmann::json;
+
+// Reads frames from one descriptor, as JSON.
+class frame_stream {
+ public:
+  explicit frame_stream(int fd) : fd_(fd) {}
+  // The next message, or null after 5 s or at end of file.
+  json next() {
+    while (messages_.empty()) {
+      pollfd p{fd_, POLLIN, 0};
+      if (poll(&p, 1, 5000) <= 0) return nullptr;
+      char buf[65536];
+      const ssize_t n = read(fd_, buf, sizeof buf);
+      if (n <= 0) return nullptr;
+      decoder_.feed(buf, static_cast<std::size_t>(n), [&](std::string_view body) {
+        messages_.push_back(test::to_json(msgpack::unpack(body.data(), body.size()).get()));
+      });
+    }
+    json m = messages_.front();
+    messages_.pop_front();
+    return m;
+  }
+  json next_of(int code) {
+    for (json m = next(); !m.is_null(); m = next()) {
+      if (m[0] == code) return m;
+    }
+    return nullptr;
+  }
+
+ private:
+  int fd_;
+  frame_decoder decoder_;
+  std::deque<json> messages_;
+};
+
+template <class... T>
+void send(int fd, const T&... fields) {
+  msgpack::sbuffer buf;
+  msgpack::packer<msgpack::sbuffer> pk(buf);
+  pk.pack_array(sizeof...(fields));
+  (pk.pack(fields), ...);
+  const std::string frame = test::frame(std::string(buf.data(), buf.size()));
+  ASSERT_EQ(write(fd, frame.data(), frame.size()), static_cast<ssize_t>(frame.size()));
+}
+
+// A helper started with --sync-fifos, with both channels open.
+class two_channel_helper {
+ public:
+  two_channel_helper() {
+    char dir_template[] = "/tmp/spawnhost-sync-test-XXXXXX";
+    dir_ = mkdtemp(dir_template);
+    spawn_request r;
+    r.id = 1;
+    r.file = SPAWNHOST_HELPER_PATH;
+    r.args = {"--grace-ms", "300", "--sync-fifos", dir_};
+    r.options.stdio = {protocol::stdio_kind::pipe, protocol::stdio_kind::pipe, protocol::stdio_kind::ignore};
+    process_ = launch_process(r, launch_context{});
+    EXPECT_FALSE(process_.error) << process_.error.message();
+    main = frame_stream(process_.stdio[1].get());
+    // The FIFOs exist before the hello; opening them never blocks (the helper holds both ends).
+    EXPECT_EQ(main.next()[0], 1);
+    request_ = open((dir_ + "/request").c_str(), O_WRONLY | O_CLOEXEC);
+    reply_fd_ = open((dir_ + "/reply").c_str(), O_RDONLY | O_CLOEXEC);
+    EXPECT_GE(request_, 0);
+    EXPECT_GE(reply_fd_, 0);
+    reply = frame_stream(reply_fd_);
+  }
+  ~two_channel_helper() {
+    close_main();
+    if (process_.pid > 0) wait_exit();
+    close(request_);
+    close(reply_fd_);
+    std::system(("rm -rf " + dir_).c_str());
+  }
+  void close_main() { process_.stdio[0].reset(); }
+  exit_status wait_exit() {
+    exit_status st;
+    EXPECT_FALSE(reap_process(process_.pid, process_.exit_handle.get(), st));
+    process_.pid = -1;
+    return st;
+  }
+  int main_input() { return process_.stdio[0].get(); }
+  int request() { return request_; }
+  const std::string& dir() { return dir_; }
+
+  frame_stream main{-1};   // the helper's stdout
+  frame_stream reply{-1};  // the reply FIFO
+
+ private:
+  launched_process process_;
+  std::string dir_;
+  int request_ = -1;
+  int reply_fd_ = -1;
+};
+
+std::map<std::string, int> no_options() { return {}; }
+
+TEST(SyncSession, TheFifosSpeakTheSameProtocolWithTheirOwnChildren) {
+  two_channel_helper h;
+  EXPECT_EQ(h.reply.next()[0], 1);  // its own hello
+  send(h.request(), 16, 1, std::string("sh"), std::vector<std::string>{"-c", "printf sync; exit 4"}, no_options());
+  EXPECT_EQ(h.reply.next_of(2)[1], 1);
+  json data = h.reply.next_of(4);
+  EXPECT_EQ(test::unhex(data[3]["$bin"]), "sync");
+  EXPECT_EQ(h.reply.next_of(6), json::parse("[6, 1, 4, null, 0]"));
+  // Id 1 on the main channel is another child: the tables are separate.
+  send(h.main_input(), 16, 1, std::string("true"), std::vector<std::string>{}, no_options());
+  EXPECT_EQ(h.main.next_of(6), json::parse("[6, 1, 0, null, 0]"));
+}
+
+TEST(SyncSession, AwaitSpawnIsAnsweredWhenTheMainChannelsLaunchIsKnown) {
+  two_channel_helper h;
+  h.reply.next();
+  // The question may overtake the spawn: asked first, answered once the launch is done.
+  send(h.request(), 26, 9);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  send(h.main_input(), 16, 9, std::string("sleep"), std::vector<std::string>{"1"}, no_options());
+  json known = h.reply.next_of(14);
+  json spawned = h.main.next_of(2);
+  ASSERT_FALSE(known.is_null());
+  EXPECT_EQ(known[1], 9);
+  EXPECT_EQ(known[2], spawned[2]);
+  EXPECT_TRUE(known[3].is_null());
+  // A launch that failed is answered with its error code.
+  send(h.main_input(), 16, 10, std::string("/nonexistent/program"), std::vector<std::string>{}, no_options());
+  send(h.request(), 26, 10);
+  EXPECT_EQ(h.reply.next_of(14), json::parse("[14, 10, null, \"ENOENT\"]"));
+  // An id before the last spawn read, never launched: answered at once, not awaited.
+  send(h.request(), 26, 3);
+  EXPECT_EQ(h.reply.next_of(14), json::parse("[14, 3, null, \"ESRCH\"]"));
+}
+
+TEST(SyncSession, TheMainChannelsEndEndsTheSyncChildrenAndRemovesTheFifos) {
+  two_channel_helper h;
+  h.reply.next();
+  send(h.request(), 16, 1, std::string("sleep"), std::vector<std::string>{"30"}, no_options());
+  ASSERT_FALSE(h.reply.next_of(2).is_null());
+  const auto started = std::chrono::steady_clock::now();
+  h.close_main();
+  EXPECT_EQ(h.reply.next_of(6), json::parse("[6, 1, null, \"SIGTERM\", 0]"));
+  EXPECT_EQ(h.wait_exit().code, 0);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(5));
+  struct stat st;
+  EXPECT_NE(stat((h.dir() + "/request").c_str(), &st), 0);
+}
+
+TEST(SyncSession, TheSyncChannelsInputEndingDoesNotStopTheHelper) {
+  two_channel_helper h;
+  h.reply.next();
+  send(h.request(), 26, 1);
+  // A frame over the size limit ends the sync channel with a fatal error for it alone.
+  const std::string oversized_head("\xff\xff\xff\x7f", 4);
+  ASSERT_EQ(write(h.request(), oversized_head.data(), 4), 4);
+  EXPECT_EQ(h.reply.next_of(9)[2], true);
+  send(h.main_input(), 16, 2, std::string("true"), std::vector<std::string>{}, no_options());
+  EXPECT_EQ(h.main.next_of(6), json::parse("[6, 2, 0, null, 0]"));
+}
+
+}  // namespace
+}  // namespace spawnhost
