@@ -8,6 +8,7 @@
 
 #include <charconv>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <string_view>
@@ -93,6 +94,10 @@ int main(int argc, char** argv) {
   std::memcpy(config.launch.inherited, args.inherited, sizeof args.inherited);
   config.launch.process_group = origin.node_group;
   config.launch.node_pid = origin.node_pid;
+  if (const char* on = std::getenv("SPAWNHOST_HELPER_NULL_LAUNCHER"); on && std::string_view(on) == "1") {
+    config.null_launcher = true;
+    std::fprintf(stderr, "spawnhost-helper: SPAWNHOST_HELPER_NULL_LAUNCHER=1: no process will be created (benchmarks only)\n");
+  }
   spawnhost::session session(io, pool, config, args.input_fd, 1);
 
   // The sync channel exists before our hello, so Node finds it once it has the hello.

@@ -73,6 +73,7 @@ void session::handle(spawn_request&& r) {
     reject_awaits(id, "EINVAL");
     return channel_.send(encode::error(id, false, "bad_option: unknown signal '" + r.options.kill_signal + "'"));
   }
+  if (config_.null_launcher) return answer_without_process(r);
   auto p = std::make_shared<pending_launch>();
   p->request = std::move(r);
   p->kill_signal = *signal;
@@ -97,6 +98,15 @@ void session::handle(spawn_request&& r) {
   // No launch thread exists and none could be started (RLIMIT_NPROC): the answer
   // child_process gives when it cannot fork.
   if (!queued) on_launch_skipped(p, "EAGAIN");
+}
+
+void session::answer_without_process(const spawn_request& r) {
+  channel_.send(encode::spawned(r.id, 0, 0, 0));
+  for (std::uint32_t fd = 1; fd <= 2; ++fd) {
+    if (r.options.stdio[fd] == protocol::stdio_kind::pipe) channel_.send(encode::eof(r.id, fd));
+  }
+  if (r.options.ipc) channel_.send(encode::eof(r.id, 3));
+  channel_.send(encode::exit(r.id, 0, std::nullopt, 0));
 }
 
 void session::on_launch_skipped(const std::shared_ptr<pending_launch>& p, const char* code) {

@@ -33,6 +33,10 @@ struct session_config {
   std::string version;
   std::chrono::milliseconds grace{5000};  // between the kill signal and SIGKILL at shutdown
   launch_context launch;                  // inherited descriptors, children's process group
+  // Benchmarks only (SPAWNHOST_HELPER_NULL_LAUNCHER=1): every launch is answered as a
+  // child that started and exited 0 at once, and no process is created, so that Node's
+  // own cost per launch can be measured alone.
+  bool null_launcher = false;
 };
 
 class session final : public channel::handler, public child_owner {
@@ -85,6 +89,7 @@ class session final : public channel::handler, public child_owner {
   };
 
   void handle(spawn_request&& r);
+  void answer_without_process(const spawn_request& r);
   void handle(write_request&& r);
   void handle(end_request&& r);
   void handle(kill_request&& r);
