@@ -201,14 +201,15 @@ function normalizeCommon(kind, file, args, options, platform) {
 }
 
 // `env` defaults to process.env as it is at call time. Keys from the prototype chain
-// count and undefined values are dropped, as in child_process.
+// count and undefined values are dropped, as in child_process. `object` is what inline
+// mode hands child_process: undefined for the default, which child_process reads itself.
 function normalizeEnv(envOption) {
-  if (envOption != null) checkObject("env", envOption);
+  if (envOption == null) return { object: undefined, pairs: processEnvPairs() };
+  checkObject("env", envOption);
   const object = {};
   const pairs = [];
-  // Every read of process.env calls into C++; one Object.entries is the cheapest way
-  // through it. A user's object may inherit keys, which child_process includes.
-  for (const [key, value] of envOption ? inheritedEntries(envOption) : Object.entries(process.env)) {
+  // A user's object may inherit keys, which child_process includes.
+  for (const [key, value] of inheritedEntries(envOption)) {
     if (value === undefined) continue;
     checkNoNul(`env['${key}']`, key);
     checkNoNul(`env['${key}']`, String(value));
@@ -216,11 +217,20 @@ function normalizeEnv(envOption) {
     pairs.push(`${key}=${value}`);
   }
   // child_process always passes NODE_V8_COVERAGE on, so that coverage reaches children.
-  if (envOption && process.env.NODE_V8_COVERAGE !== undefined && !Object.hasOwn(object, "NODE_V8_COVERAGE")) {
+  if (process.env.NODE_V8_COVERAGE !== undefined && !Object.hasOwn(object, "NODE_V8_COVERAGE")) {
     object.NODE_V8_COVERAGE = process.env.NODE_V8_COVERAGE;
     pairs.push(`NODE_V8_COVERAGE=${process.env.NODE_V8_COVERAGE}`);
   }
   return { object, pairs };
+}
+
+// process.env as it is now, as KEY=VALUE. Every read of it calls into C++, and one
+// Object.entries is the cheapest way through; its keys and values are C strings
+// underneath (Node cuts a value at its first NUL byte), so there is nothing to check.
+function processEnvPairs() {
+  const pairs = [];
+  for (const [key, value] of Object.entries(process.env)) pairs.push(`${key}=${value}`);
+  return pairs;
 }
 
 function inheritedEntries(object) {
