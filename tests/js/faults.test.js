@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { ProcessHost, HelperExitedError, HostShutdownError } from "spawnhost";
 import { modes, hostFor, once, rejection } from "./support/modes.js";
+import { alive, zombieChildrenOf } from "./support/procfs.js";
 
 const fixture = (name) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
 const realHelper = process.env.SPAWNHOST_HELPER_PATH || fileURLToPath(new URL("../../build/spawnhost-helper", import.meta.url));
@@ -113,8 +114,8 @@ if (helperMode) {
       assert.deepEqual(childEvents, ["HelperExitedError"]);
       assert.deepEqual(await host.execFile("echo", ["again"]), { stdout: "again\n", stderr: "" });
       assert.notEqual(host.stats().helperPid, stopped);
-      assert.equal(isAlive(stopped), false, "the stopped helper was killed");
-      assert.equal(isAlive(child.pid), false, "its child died with it");
+      assert.equal(alive(stopped), false, "the stopped helper was killed");
+      assert.equal(alive(child.pid), false, "its child died with it");
     });
 
     test("a quiet helper that answers its liveness checks is left alone", async () => {
@@ -155,7 +156,7 @@ if (helperMode) {
       const pid = host.stats().helperPid;
       process.kill(pid, "SIGSTOP");
       await within(10000, host.shutdown(), "shutdown()");
-      assert.equal(isAlive(pid), false);
+      assert.equal(alive(pid), false);
     });
 
     test("a helper that never says hello fails every call by the start-up deadline, naming its path", async () => {
@@ -245,7 +246,7 @@ if (helperMode) {
           }
           const pid = host.stats().helperPid;
           assert.ok(pid > 0);
-          assert.equal(isAlive(pid), true, "the same helper still serves");
+          assert.equal(alive(pid), true, "the same helper still serves");
           assert.equal(readdirSync(`/proc/${pid}/task`).length - 1, threads, "launch threads beside the main thread");
         } finally {
           await host.shutdown();
@@ -264,11 +265,11 @@ if (helperMode) {
         await worker.terminate();
       }
       assert.deepEqual(reports.map((r) => r.stdout), Array(3).fill("from a worker\n"));
-      const ended = () => reports.every((r) => !isAlive(r.helperPid) && !isAlive(r.childPid));
+      const ended = () => reports.every((r) => !alive(r.helperPid) && !alive(r.childPid));
       for (let i = 0; i < 100 && !ended(); i++) await new Promise((resolve) => setTimeout(resolve, 50));
       for (const { helperPid, childPid } of reports) {
-        assert.equal(isAlive(helperPid), false, `helper ${helperPid} ended`);
-        assert.equal(isAlive(childPid), false, `child ${childPid} ended`);
+        assert.equal(alive(helperPid), false, `helper ${helperPid} ended`);
+        assert.equal(alive(childPid), false, `child ${childPid} ended`);
       }
       assert.deepEqual(zombieChildrenOf(process.pid), []);
     });
@@ -286,26 +287,4 @@ if (helperMode) {
       assert.equal(seen.helpersAtEnd, 0);
     });
   });
-}
-
-// True while `pid` exists and is not a zombie.
-function isAlive(pid) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch {
-    return false;
-  }
-}
-
-function zombieChildrenOf(parent) {
-  return readdirSync("/proc").filter((entry) => /^\d+$/.test(entry)).filter((entry) => {
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const [state, ppid] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      return state === "Z" && Number(ppid) === parent;
-    } catch {
-      return false;
-    }
-  }).map(Number);
 }

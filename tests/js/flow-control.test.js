@@ -7,9 +7,9 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { modes, hostFor, once, readAll } from "./support/modes.js";
+import { parentOf } from "./support/procfs.js";
 
 const TEN_MB = 10 * 1024 * 1024;
-const parentOf = (pid) => Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ")[1]);
 const rssBytes = (pid) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))[1]) * 1024;
 
 for (const mode of modes()) {

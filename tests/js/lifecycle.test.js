@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { fileURLToPath } from "node:url";
 import { ProcessHost, HelperExitedError, HelperVersionError, HostShutdownError } from "spawnhost";
 import { modes, hostFor, once, rejection } from "./support/modes.js";
+import { alive, helperPidsOf, waitUntilGone } from "./support/procfs.js";
 
 const fixture = (name) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
 // perl (in every Debian) holds a write lease (fcntl F_SETLEASE 1024, F_WRLCK 1) on
@@ -221,35 +222,4 @@ if (modes().includes("helper")) {
       assert.ok(createMs + queuedMs <= callMs, `createMs ${createMs} + queuedMs ${queuedMs} > the call's ${callMs} ms`);
     });
   });
-}
-
-const alive = (pid) => {
-  try {
-    // A zombie still answers kill(0): it is dead, just not yet collected by init.
-    return !readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].startsWith("Z");
-  } catch {
-    return false;
-  }
-};
-
-async function waitUntilGone(pids, ms) {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (!pids.some(alive)) return [];
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return pids.filter(alive);
-}
-
-// Children of `pid` whose command is the spawnhost helper (Linux /proc).
-function helperPidsOf(pid) {
-  return readdirSync("/proc").filter((entry) => /^\d+$/.test(entry)).filter((entry) => {
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      return Number(fields[1]) === pid && stat.includes("(spawnhost-helpe");
-    } catch {
-      return false;
-    }
-  }).map(Number);
 }

@@ -7,29 +7,10 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { HelperExitedError } from "spawnhost";
 import { modes, hostFor, once } from "./support/modes.js";
+import { alive, parentOf, waitUntilGone } from "./support/procfs.js";
 
 const fixture = fileURLToPath(new URL("../fixtures/hold-children.mjs", import.meta.url));
 const heldStdinFixture = fileURLToPath(new URL("../fixtures/helper-stdin-held-elsewhere.mjs", import.meta.url));
-
-const alive = (pid) => {
-  try {
-    process.kill(pid, 0);
-    // A zombie still answers kill(0): it is dead, just not yet collected by init.
-    return !readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].startsWith("Z");
-  } catch {
-    return false;
-  }
-};
-const parentOf = (pid) => Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ")[1]);
-
-async function waitUntilGone(pids, ms) {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (!pids.some(alive)) return [];
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return pids.filter(alive);
-}
 
 async function holdChildren(count, stubborn) {
   const node = spawn(process.execPath, [fixture, String(count), String(stubborn)], { stdio: ["ignore", "pipe", "inherit"] });
