@@ -23,6 +23,19 @@ export function runToCompletion(backend, request) {
   });
 }
 
+/**
+ * Gathers a started exec request's output and settles like Node's execFile: `resolve`
+ * or `reject` is called from inside the child's `close` (or `error`) listener, which is
+ * registered before anyone else's when this runs first. Releases the child's events.
+ * @param {{ child: import("./host-child.js").HostChild, launched: Promise<void> }} launch
+ * @param {object} request normalized by normalizeExecRequest
+ * @param {(result: { stdout: string|Buffer, stderr: string|Buffer }) => void} resolve
+ * @param {(error: Error) => void} reject
+ */
+export function collectOutput(launch, request, resolve, reject) {
+  collect(launch, request, resolve, reject);
+}
+
 function collect({ child, launched }, request, resolve, reject) {
   const { cmd, maxBuffer, killSignal } = request;
   const encoding = request.encoding === "buffer" ? null : request.encoding;
