@@ -1,0 +1,215 @@
+// The ChildProcess the drop-in face returns synchronously from spawn, fork, exec and
+// execFile. It fronts a HostChild whose launch the helper is still carrying out: the
+// streams exist at once (stdin writes wait in the launch), a kill() that comes before
+// the process exists is applied as soon as it does, and the HostChild's events are
+// re-emitted here with Node's fields set first, so listeners see what Node shows.
+import { EventEmitter } from "node:events";
+import { AbortError } from "../errors.js";
+import { asNodeError, checkKillSignal } from "./node-errors.js";
+import { nodeChildProcess } from "./shared-host.js";
+
+const FORWARDED = ["spawn", "error", "exit", "close", "disconnect", "internalMessage"];
+
+/**
+ * A child_process ChildProcess backed by a spawnhost launch. `instanceof
+ * ChildProcess` holds: its prototype chain runs through ChildProcess.prototype. It
+ * does not run ChildProcess's constructor, which would create a libuv process handle
+ * this object never uses.
+ */
+export class DropInChildProcess extends EventEmitter {
+  #host;
+  #spawned = false;
+  #settled = false;
+  #pendingKill = null;
+  #abort = null;
+  // While pid waits for the helper, events the wait delivers are held for a tick:
+  // Node never emits from inside a property read.
+  #holding = 0;
+  #held = [];
+
+  /**
+   * @param {import("../host-child.js").HostChild} hostChild released by the caller
+   * @param {Promise<void>} launched the launch's outcome (rejected: nothing ran)
+   * @param {{ ipc?: boolean, signal?: AbortSignal, killSignal?: string }} [how]
+   *   signal: handled here rather than by the launch, so an abort keeps Node's order
+   */
+  constructor(hostChild, launched, { ipc = false, signal, killSignal = "SIGTERM" } = {}) {
+    super();
+    this.#host = hostChild;
+    this.connected = false;
+    this.signalCode = null;
+    this.exitCode = null;
+    Object.defineProperty(this, "killed", {
+      enumerable: true,
+      configurable: true,
+      get: () => hostChild.killed,
+      set: (value) => { hostChild.killed = value; },
+    });
+    this.spawnfile = hostChild.spawnfile;
+    this.spawnargs = hostChild.spawnargs;
+    // Known once the helper answered; read earlier, it waits for that answer when the
+    // channel can (HostChild#_waitForPid), else it is undefined until `spawn`.
+    Object.defineProperty(this, "pid", {
+      enumerable: true,
+      configurable: true,
+      get: () => this.#readPid(),
+      set: (value) => Object.defineProperty(this, "pid", { value, writable: true, enumerable: true, configurable: true }),
+    });
+    this.stdin = hostChild.stdin;
+    this.stdout = hostChild.stdout;
+    this.stderr = hostChild.stderr;
+    this.stdio = ipc ? [...hostChild.stdio, null] : [...hostChild.stdio];
+    if (ipc) this.#addChannel();
+    for (const event of FORWARDED) hostChild.on(event, (...args) => this.#forward(event, args));
+    if (signal) this.#watchAbort(signal, killSignal);
+    launched.catch((error) => this.#launchFailed(error));
+  }
+
+  /**
+   * Sends a signal, like ChildProcess#kill. Before the process exists the signal is
+   * kept and sent the moment it does; the call returns true, as Node's does for a
+   * process it has.
+   * @param {string|number} [signal]
+   */
+  kill(signal) {
+    signal = checkKillSignal(signal);
+    if (this.#spawned) return this.#host.kill(signal);
+    if (this.#settled) return false;
+    if (signal !== 0) this.#pendingKill = signal;
+    this.killed = true;
+    return true;
+  }
+
+  /** Lets this child keep Node alive until it closes (the default). */
+  ref() {
+    this.#host.ref();
+  }
+
+  /** Stops this child from keeping Node alive. */
+  unref() {
+    this.#host.unref();
+  }
+
+  // Node gives `send`, `disconnect`, `channel` and a live `connected` only to children
+  // with an IPC channel, and code tests for them (typeof child.send === "function").
+  #addChannel() {
+    const host = this.#host;
+    Object.defineProperty(this, "connected", { enumerable: true, configurable: true, get: () => host.connected, set() {} });
+    // child.channel.unref() lets Node exit while the channel is open; here the channel
+    // holds nothing of its own (the launch does, released by child.unref()).
+    this.channel = { ref() {}, unref() {} };
+    this.send = (...args) => host.send(...args);
+    this.disconnect = () => host.disconnect();
+    // Messages wait in the HostChild (as in Node) until someone listens here.
+    let forwarding = false;
+    this.on("newListener", (event) => {
+      if (event !== "message" || forwarding) return;
+      forwarding = true;
+      host.on("message", (...args) => this.#forward("message", args));
+    });
+  }
+
+  #readPid() {
+    const host = this.#host;
+    if (host.pid === undefined && !this.#settled && typeof host._waitForPid === "function") {
+      this.#holding++;
+      try {
+        host._waitForPid();
+      } finally {
+        this.#holding--;
+      }
+    }
+    return host.pid;
+  }
+
+  #forward(event, args) {
+    if (this.#holding > 0 || this.#held.length > 0) {
+      if (this.#held.push([event, args]) === 1) process.nextTick(() => this.#flushHeld());
+      return;
+    }
+    this.#emitNodeStyle(event, args);
+  }
+
+  #flushHeld() {
+    for (const [event, args] of this.#held.splice(0)) this.#emitNodeStyle(event, args);
+  }
+
+  #emitNodeStyle(event, args) {
+    switch (event) {
+      case "spawn":
+        this.#spawned = true;
+        // A kill that came before the process existed: the process has it first.
+        if (this.#pendingKill !== null) this.#host.kill(this.#pendingKill);
+        this.emit("spawn");
+        if (this.#abort?.pending) this.#abort.act();
+        return;
+      case "error":
+        this.#settled ||= !this.#spawned;
+        this.exitCode = this.#host.exitCode;
+        this.emit("error", asNodeError(args[0]));
+        return;
+      case "exit":
+        this.exitCode = args[0];
+        this.signalCode = args[1];
+        this.emit("exit", ...args);
+        return;
+      case "close":
+        this.#settled = true;
+        this.exitCode = this.#host.exitCode;
+        this.signalCode = this.#host.signalCode;
+        this.emit("close", ...args);
+        return;
+      default:
+        this.emit(event, ...args);
+    }
+  }
+
+  // The helper went away, or the launch failed the way Node's spawn() throws (ENOTDIR
+  // for a cwd that is a file, EPERM for a uid): nothing was emitted for it, so the
+  // child reports it as an error and closes, its outputs ended.
+  #launchFailed(error) {
+    if (this.#spawned || this.#settled) return;
+    this.#settled = true;
+    this.#host.stdin?.destroy();
+    for (const stream of [this.#host.stdout, this.#host.stderr]) {
+      if (stream && !stream.destroyed && !stream.readableEnded) stream.push(null);
+    }
+    const code = typeof error?.errno === "number" ? error.errno : null;
+    this.#host.exitCode = code;
+    this.#forward("error", [error]);
+    process.nextTick(() => this.#forward("close", [code, null]));
+  }
+
+  // The `signal` option as Node's spawn applies it, with one change: an abort before
+  // the process exists waits for `spawn`, where Node (whose process always exists by
+  // then) would act, so the events keep Node's order: spawn, error, exit, close.
+  #watchAbort(signal, killSignal) {
+    const abort = {
+      pending: false,
+      act: () => {
+        abort.pending = false;
+        try {
+          if (this.kill(killSignal)) this.emit("error", new AbortError(signal.reason));
+        } catch (error) {
+          this.emit("error", error);
+        }
+      },
+    };
+    this.#abort = abort;
+    const onAbort = () => {
+      if (this.#spawned) abort.act();
+      else if (!this.#settled) abort.pending = true;
+    };
+    if (signal.aborted) {
+      abort.pending = true;
+      return;
+    }
+    signal.addEventListener("abort", onAbort, { once: true });
+    this.once("exit", () => signal.removeEventListener("abort", onAbort));
+    this.once("close", () => signal.removeEventListener("abort", onAbort));
+  }
+}
+
+// Methods and symbols ChildProcess.prototype has (spawn, Symbol.dispose, ...) come
+// after ours; EventEmitter's come after ChildProcess's, as for Node's own children.
+Object.setPrototypeOf(DropInChildProcess.prototype, nodeChildProcess.ChildProcess.prototype);
