@@ -390,6 +390,9 @@ export class HelperLaunch {
 
   #closeOutput(fd) {
     if (this.#id === 0 || this.#helperOwes === 0) return;
+    // The helper knows no child for this id until it is spawned (a close_output before
+    // that is rejected, and failed the launch): it is sent once the child exists.
+    if (this.#state === "launching") return this.child.once("spawn", () => this.#closeOutput(fd));
     try { this.#channel.send("close_output", [this.#id, fd]); } catch { /* helper gone: onGone settles */ }
   }
 

@@ -64,13 +64,15 @@ export function execFileArguments(file, args, options, callback) {
   if (callback != null && typeof callback !== "function") return toNode(NOT_RECOGNISED);
   if (!isCleanString(file) || file.length === 0 || !args.every(isCleanString)) return toNode(NOT_RECOGNISED);
   if (!isPlainOptions(options) || !commonOptionsValid(options) || !execOptionsValid(options)) return toNode(NOT_RECOGNISED);
+  // Node validates argv0 here, though execFile does not pass it on.
+  if (options.argv0 != null && !isCleanString(options.argv0)) return toNode(NOT_RECOGNISED);
   return { file, args, options, callback: callback ?? undefined };
 }
 
 /**
  * exec/execSync's `(command, options?, callback?)` as Node shifts them: execFile of the
  * command with `shell: true`, unless a shell is named.
- * @returns {{ command: unknown, options: object, callback: unknown }}
+ * @returns {{ command: string, options: object, callback: unknown } | { fallbackReason: string }}
  */
 export function execArguments(command, options, callback) {
   if (typeof options === "function") {
@@ -79,6 +81,8 @@ export function execArguments(command, options, callback) {
   }
   const shifted = { ...options };
   shifted.shell = typeof shifted.shell === "string" ? shifted.shell : true;
+  // Node checks the command itself first (its errors name "command", not "file").
+  if (!isCleanString(command)) return toNode(NOT_RECOGNISED);
   return { command, options: shifted, callback };
 }
 

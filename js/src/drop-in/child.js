@@ -26,16 +26,20 @@ export class DropInChildProcess extends EventEmitter {
   // Node never emits from inside a property read.
   #holding = 0;
   #held = [];
+  #translateError;
 
   /**
    * @param {import("../host-child.js").HostChild} hostChild released by the caller
    * @param {Promise<void>} launched the launch's outcome (rejected: nothing ran)
-   * @param {{ ipc?: boolean, signal?: AbortSignal, killSignal?: string }} [how]
-   *   signal: handled here rather than by the launch, so an abort keeps Node's order
+   * @param {{ ipc?: boolean, signal?: AbortSignal, killSignal?: string,
+   *   translateError?: (error: Error) => Error }} [how] signal: handled here rather
+   *   than by the launch, so an abort keeps Node's order; translateError: the object
+   *   `error` listeners get (default: asNodeError)
    */
-  constructor(hostChild, launched, { ipc = false, signal, killSignal = "SIGTERM" } = {}) {
+  constructor(hostChild, launched, { ipc = false, signal, killSignal = "SIGTERM", translateError = asNodeError } = {}) {
     super();
     this.#host = hostChild;
+    this.#translateError = translateError;
     this.connected = false;
     this.signalCode = null;
     this.exitCode = null;
@@ -146,7 +150,7 @@ export class DropInChildProcess extends EventEmitter {
       case "error":
         this.#settled ||= !this.#spawned;
         this.exitCode = this.#host.exitCode;
-        this.emit("error", asNodeError(args[0]));
+        this.emit("error", this.#translateError(args[0]));
         return;
       case "exit":
         this.exitCode = args[0];
@@ -188,10 +192,12 @@ export class DropInChildProcess extends EventEmitter {
       pending: false,
       act: () => {
         abort.pending = false;
+        // Through the HostChild, so that execFile's collector hears it first, as
+        // Node's execFile hears its child's `error` before anyone else.
         try {
-          if (this.kill(killSignal)) this.emit("error", new AbortError(signal.reason));
+          if (this.kill(killSignal)) this.#host._deliver("error", new AbortError(signal.reason));
         } catch (error) {
-          this.emit("error", error);
+          this.#host._deliver("error", error);
         }
       },
     };

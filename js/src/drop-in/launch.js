@@ -61,22 +61,34 @@ export function execFile(file, args, options, callback) {
   for (const name of EXEC_FILE_OPTIONS) if (call.options[name] !== undefined) execOptions[name] = call.options[name];
   let request;
   try {
-    request = normalizeExecRequest(call.file, call.args, execOptions);
+    request = normalizeExecRequest(call.file, call.args, { ...execOptions, signal: undefined });
   } catch (error) {
     return viaNode("execFile", notNormalised(error), arguments);
   }
   const launch = sharedHost()._startLaunch(request);
   countHelperLaunch();
   const done = call.callback ?? (() => {});
+  // Node's execFile passes the child's `error` to its callback before anyone else
+  // hears it, as one object: the callback's, with `cmd` added.
+  let callbackError = null;
   // Registered before the ChildProcess forwards anything, as Node's execFile listens
-  // first: the callback runs before the caller's own `close` listeners.
+  // first: the callback runs before the caller's own `close` and `error` listeners.
   collectOutput(launch, request,
     ({ stdout, stderr }) => done(null, stdout, stderr),
     (error) => {
       const { stdout = emptyOutput(request), stderr = emptyOutput(request) } = error;
-      done(asNodeError(error), stdout, stderr);
+      callbackError = asNodeError(error);
+      // The helper stopped the output at maxBuffer and ended the child for us, as
+      // Node's execFile does itself with child.kill().
+      if (error.code === "ERR_CHILD_PROCESS_STDIO_MAXBUFFER") launch.child.killed = true;
+      done(callbackError, stdout, stderr);
     });
-  const child = new DropInChildProcess(launch.child, launch.launched, { killSignal: request.killSignal });
+  const child = new DropInChildProcess(launch.child, launch.launched, {
+    // Node's execFile does not pass killSignal to its spawn: an abort sends SIGTERM.
+    killSignal: "SIGTERM",
+    signal: call.options.signal,
+    translateError: (error) => callbackError ?? asNodeError(error),
+  });
   // Node's execFile handles its child's `error` itself: an unheard one never throws.
   child.on("error", () => {});
   return child;
@@ -88,6 +100,7 @@ export function execFile(file, args, options, callback) {
  */
 export function exec(command, options, callback) {
   const call = execArguments(command, options, callback);
+  if (call.fallbackReason) return viaNode("exec", call.fallbackReason, arguments);
   return execFile(call.command, call.options, call.callback);
 }
 

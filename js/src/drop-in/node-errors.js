@@ -18,7 +18,7 @@ const NOT_COPIED = new Set(["stack", "message", "name", ...NOT_IN_CALLBACK_ERROR
  * @returns {Error}
  */
 export function asNodeError(error) {
-  if (!(error instanceof SpawnhostError) || typeof error.code !== "string" && typeof error.code !== "number") {
+  if (!(error instanceof SpawnhostError)) {
     for (const key of NOT_IN_CALLBACK_ERRORS) delete error?.[key];
     return error;
   }

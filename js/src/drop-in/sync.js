@@ -51,6 +51,7 @@ export function execFileSync(file, args, options) {
  */
 export function execSync(command, options) {
   const call = execArguments(command, options);
+  if (call.fallbackReason) return viaNode("execSync", call.fallbackReason, arguments);
   const result = spawnSync(call.command, call.options);
   if (!call.options.stdio && result.stderr) process.stderr.write(result.stderr);
   const error = execSyncError(result, command);
