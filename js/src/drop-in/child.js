@@ -41,14 +41,17 @@ export class DropInChildProcess extends EventEmitter {
     this.#host = hostChild;
     this.#translateError = translateError;
     this.connected = false;
-    this.signalCode = null;
-    this.exitCode = null;
-    Object.defineProperty(this, "killed", {
-      enumerable: true,
-      configurable: true,
-      get: () => hostChild.killed,
-      set: (value) => { hostChild.killed = value; },
-    });
+    // Read through to the HostChild, which sets them before it ends stdin and before
+    // `exit`, in Node's order (execa tells Node's own stdin clean-up from an abort by
+    // looking at exitCode inside stdin's destroy).
+    for (const field of ["signalCode", "exitCode", "killed"]) {
+      Object.defineProperty(this, field, {
+        enumerable: true,
+        configurable: true,
+        get: () => hostChild[field],
+        set: (value) => { hostChild[field] = value; },
+      });
+    }
     this.spawnfile = hostChild.spawnfile;
     this.spawnargs = hostChild.spawnargs;
     // Known once the helper answered; read earlier, it waits for that answer when the
@@ -99,9 +102,10 @@ export class DropInChildProcess extends EventEmitter {
   #addChannel() {
     const host = this.#host;
     Object.defineProperty(this, "connected", { enumerable: true, configurable: true, get: () => host.connected, set() {} });
-    // child.channel.unref() lets Node exit while the channel is open; here the channel
-    // holds nothing of its own (the launch does, released by child.unref()).
-    this.channel = { ref() {}, unref() {} };
+    // Node's channel object (its Control: ref/unref, and the counted forms its
+    // 'message' listeners use, which execa calls too). Here the channel holds nothing
+    // of its own that keeps Node alive: the launch does, released by child.unref().
+    this.channel = { ref() {}, unref() {}, refCounted() {}, unrefCounted() {}, fd: undefined };
     this.send = (...args) => host.send(...args);
     this.disconnect = () => host.disconnect();
     // Messages wait in the HostChild (as in Node) until someone listens here.
@@ -149,18 +153,13 @@ export class DropInChildProcess extends EventEmitter {
         return;
       case "error":
         this.#settled ||= !this.#spawned;
-        this.exitCode = this.#host.exitCode;
         this.emit("error", this.#translateError(args[0]));
         return;
       case "exit":
-        this.exitCode = args[0];
-        this.signalCode = args[1];
         this.emit("exit", ...args);
         return;
       case "close":
         this.#settled = true;
-        this.exitCode = this.#host.exitCode;
-        this.signalCode = this.#host.signalCode;
         this.emit("close", ...args);
         return;
       default:
