@@ -4,11 +4,12 @@
 // the process exists is applied as soon as it does, and the HostChild's events are
 // re-emitted here with Node's fields set first, so listeners see what Node shows.
 import { EventEmitter } from "node:events";
-import { AbortError } from "../errors.js";
+import { AbortError, handlesNotSupported, invalidMessage, ipcChannelClosed } from "../errors.js";
 import { asNodeError, checkKillSignal } from "./node-errors.js";
 import { nodeChildProcess } from "./shared-host.js";
 
 const FORWARDED = ["spawn", "error", "exit", "close", "disconnect", "internalMessage"];
+const MESSAGE_TYPES = new Set(["string", "object", "number", "boolean"]);
 
 /**
  * A child_process ChildProcess backed by a spawnhost launch. `instanceof
@@ -21,6 +22,8 @@ export class DropInChildProcess extends EventEmitter {
   #spawned = false;
   #settled = false;
   #pendingKill = null;
+  /** @type {{ sends: [unknown, Function|undefined][], disconnect: boolean } | null} */
+  #earlyChannel = null;
   #abort = null;
   // While pid waits for the helper, events the wait delivers are held for a tick:
   // Node never emits from inside a property read.
@@ -99,15 +102,36 @@ export class DropInChildProcess extends EventEmitter {
 
   // Node gives `send`, `disconnect`, `channel` and a live `connected` only to children
   // with an IPC channel, and code tests for them (typeof child.send === "function").
+  // Node's channel is open when fork() returns; this one opens when the helper has
+  // started the child. Until then it reads as connected, and what is sent (or a
+  // disconnect) waits here, in order, and goes out at `spawn`.
   #addChannel() {
     const host = this.#host;
-    Object.defineProperty(this, "connected", { enumerable: true, configurable: true, get: () => host.connected, set() {} });
+    const early = { sends: [], disconnect: false };
+    this.#earlyChannel = early;
+    Object.defineProperty(this, "connected", {
+      enumerable: true,
+      configurable: true,
+      get: () => (this.#spawned || this.#settled ? host.connected : !early.disconnect),
+      set() {},
+    });
     // Node's channel object (its Control: ref/unref, and the counted forms its
     // 'message' listeners use, which execa calls too). Here the channel holds nothing
     // of its own that keeps Node alive: the launch does, released by child.unref().
     this.channel = { ref() {}, unref() {}, refCounted() {}, unrefCounted() {}, fd: undefined };
-    this.send = (...args) => host.send(...args);
-    this.disconnect = () => host.disconnect();
+    this.send = (message, handle, options, callback) => {
+      if (this.#spawned || this.#settled || early.disconnect) return host.send(message, handle, options, callback);
+      if (typeof handle === "function") callback = handle;
+      else if (typeof options === "function") callback = options;
+      else if (handle != null) throw handlesNotSupported();
+      if (message === undefined || !MESSAGE_TYPES.has(typeof message)) throw invalidMessage(message);
+      early.sends.push([message, typeof callback === "function" ? callback : undefined]);
+      return true;
+    };
+    this.disconnect = () => {
+      if (this.#spawned || this.#settled || early.disconnect) return host.disconnect();
+      early.disconnect = true;
+    };
     // Messages wait in the HostChild (as in Node) until someone listens here.
     let forwarding = false;
     this.on("newListener", (event) => {
@@ -148,6 +172,7 @@ export class DropInChildProcess extends EventEmitter {
         this.#spawned = true;
         // A kill that came before the process existed: the process has it first.
         if (this.#pendingKill !== null) this.#host.kill(this.#pendingKill);
+        this.#flushEarlyChannel();
         this.emit("spawn");
         if (this.#abort?.pending) this.#abort.act();
         return;
@@ -167,6 +192,14 @@ export class DropInChildProcess extends EventEmitter {
     }
   }
 
+  #flushEarlyChannel() {
+    const early = this.#earlyChannel;
+    if (!early) return;
+    this.#earlyChannel = null;
+    for (const [message, callback] of early.sends) this.#host.send(message, callback);
+    if (early.disconnect) this.#host.disconnect();
+  }
+
   // The helper went away, or the launch failed the way Node's spawn() throws (ENOTDIR
   // for a cwd that is a file, EPERM for a uid): nothing was emitted for it, so the
   // child reports it as an error and closes, its outputs ended.
@@ -177,6 +210,8 @@ export class DropInChildProcess extends EventEmitter {
     for (const stream of [this.#host.stdout, this.#host.stderr]) {
       if (stream && !stream.destroyed && !stream.readableEnded) stream.push(null);
     }
+    for (const [, callback] of this.#earlyChannel?.sends ?? []) callback && process.nextTick(callback, ipcChannelClosed());
+    this.#earlyChannel = null;
     const code = typeof error?.errno === "number" ? error.errno : null;
     this.#host.exitCode = code;
     this.#forward("error", [error]);
