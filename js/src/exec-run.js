@@ -31,12 +31,17 @@ export function runToCompletion(backend, request) {
  * @param {object} request normalized by normalizeExecRequest
  * @param {(result: { stdout: string|Buffer, stderr: string|Buffer }) => void} resolve
  * @param {(error: Error) => void} reject
+ * @param {{ kill?: (signal: string) => boolean }} [how] kill: how a timeout or maxBuffer
+ *   ends the child (default: the HostChild's kill)
  */
-export function collectOutput(launch, request, resolve, reject) {
-  collect(launch, request, resolve, reject);
+export function collectOutput(launch, request, resolve, reject, { kill } = {}) {
+  collect(launch, request, resolve, reject, kill);
 }
 
-function collect({ child, launched }, request, resolve, reject) {
+// `killChild`: how a timeout or maxBuffer ends the child (default: child.kill). The
+// drop-in face passes its ChildProcess's kill, which waits for a process that does not
+// exist yet instead of cancelling its launch, as Node's child always exists by then.
+function collect({ child, launched }, request, resolve, reject, killChild = (signal) => child.kill(signal)) {
   const { cmd, maxBuffer, killSignal } = request;
   const encoding = request.encoding === "buffer" ? null : request.encoding;
   const stdoutChunks = [];
@@ -92,7 +97,7 @@ function collect({ child, launched }, request, resolve, reject) {
     child.stderr?.destroy();
     killedByUs = true;
     try {
-      child.kill(killSignal);
+      killChild(killSignal);
     } catch (error) {
       failure = error;
       settle();

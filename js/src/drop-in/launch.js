@@ -73,6 +73,7 @@ export function execFile(file, args, options, callback) {
   let callbackError = null;
   // Registered before the ChildProcess forwards anything, as Node's execFile listens
   // first: the callback runs before the caller's own `close` and `error` listeners.
+  let child = null;
   collectOutput(launch, request,
     ({ stdout, stderr }) => done(null, stdout, stderr),
     (error) => {
@@ -82,8 +83,9 @@ export function execFile(file, args, options, callback) {
       // Node's execFile does itself with child.kill().
       if (error.code === "ERR_CHILD_PROCESS_STDIO_MAXBUFFER") launch.child.killed = true;
       done(callbackError, stdout, stderr);
-    });
-  const child = new DropInChildProcess(launch.child, launch.launched, {
+    },
+    { kill: (signal) => child.kill(signal) });
+  child = new DropInChildProcess(launch.child, launch.launched, {
     // Node's execFile does not pass killSignal to its spawn: an abort sends SIGTERM.
     killSignal: "SIGTERM",
     signal: call.options.signal,

@@ -10,6 +10,9 @@ import { countFallback, countHelperLaunch } from "./shared-host.js";
 import { helperMissing, notNormalised, viaNode } from "./launch.js";
 
 const DEFAULT_MAX_BUFFER = 1024 * 1024;
+// With no process created (output null), Node 20 gives stdout/stderr null and Node 22
+// and later undefined.
+const NO_OUTPUT = Number(process.versions.node.split(".")[0]) >= 22 ? undefined : null;
 
 /**
  * child_process.spawnSync.
@@ -117,8 +120,8 @@ function shapeResult(outcome, request, encoding) {
   const decode = (bytes) => (bytes && encoding && encoding !== "buffer" ? bytes.toString(encoding) : bytes);
   result.output = outcome.error && outcome.pid === 0 ? null : [null, decode(outcome.stdout), decode(outcome.stderr)];
   result.pid = outcome.pid;
-  result.stdout = result.output && result.output[1];
-  result.stderr = result.output && result.output[2];
+  result.stdout = result.output ? result.output[1] : NO_OUTPUT;
+  result.stderr = result.output ? result.output[2] : NO_OUTPUT;
   return result;
 }
 
