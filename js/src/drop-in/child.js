@@ -159,11 +159,23 @@ export class DropInChildProcess extends EventEmitter {
       if (this.#held.push([event, args]) === 1) process.nextTick(() => this.#flushHeld());
       return;
     }
-    this.#emitNodeStyle(event, args);
+    this.#emitSafely(event, args);
   }
 
   #flushHeld() {
-    for (const [event, args] of this.#held.splice(0)) this.#emitNodeStyle(event, args);
+    for (const [event, args] of this.#held.splice(0)) this.#emitSafely(event, args);
+  }
+
+  // Events arrive while the channel handles a batch of the helper's messages. A
+  // listener that throws (or an `error` nobody listens for) must not cut that batch
+  // short for every other child: the exception is thrown again on the next tick,
+  // where, as with Node, it is uncaught.
+  #emitSafely(event, args) {
+    try {
+      this.#emitNodeStyle(event, args);
+    } catch (error) {
+      process.nextTick(() => { throw error; });
+    }
   }
 
   #emitNodeStyle(event, args) {

@@ -39,10 +39,12 @@ export const SYNC_FALLBACK_REASON = "sync path not available";
 /**
  * Runs a synchronous launch to completion.
  * @param {SyncRequest} request
+ * @param {import("../host.js").ProcessHost} host the shared host, in helper mode: the
+ *   helper's sync path runs the request on it (unused while Node runs it)
  * @returns {{ outcome: SyncOutcome, fallbackReason: string|null }} fallbackReason: the
  *   launch did not go through the helper, and why
  */
-export function runSyncRequest(request) {
+export function runSyncRequest(request, host) {
   const result = nodeChildProcess.spawnSync(request.file, request.args, {
     argv0: request.argv0,
     cwd: request.cwd,

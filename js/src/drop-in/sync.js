@@ -6,7 +6,7 @@ import { normalizeSpawnRequest } from "../options.js";
 import { errnoOf } from "../errors.js";
 import { execArguments, execFileArguments, spawnArguments, stdioMisfit } from "./arguments.js";
 import { runSyncRequest } from "./sync-core.js";
-import { countFallback, countHelperLaunch } from "./shared-host.js";
+import { countFallback, countHelperLaunch, sharedHost } from "./shared-host.js";
 import { helperMissing, notNormalised, viaNode } from "./launch.js";
 
 const DEFAULT_MAX_BUFFER = 1024 * 1024;
@@ -28,7 +28,7 @@ export function spawnSync(file, args, options) {
   } catch (error) {
     return viaNode("spawnSync", notNormalised(error), arguments);
   }
-  const { outcome, fallbackReason } = runSyncRequest(request);
+  const { outcome, fallbackReason } = runSyncRequest(request, sharedHost());
   if (fallbackReason) countFallback(fallbackReason);
   else countHelperLaunch();
   return shapeResult(outcome, request, call.options.encoding);
