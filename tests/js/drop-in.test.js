@@ -22,6 +22,7 @@ function events(child) {
 test("spawn() returns a ChildProcess at once, with its streams", () => {
   const child = dropIn.spawn("cat");
   assert.ok(child instanceof childProcess.ChildProcess);
+  assert.equal(child.constructor, childProcess.ChildProcess);
   assert.ok(child.stdin && child.stdout && child.stderr);
   assert.deepEqual(child.stdio, [child.stdin, child.stdout, child.stderr]);
   assert.equal(child.exitCode, null);

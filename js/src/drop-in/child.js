@@ -265,3 +265,7 @@ export class DropInChildProcess extends EventEmitter {
 // Methods and symbols ChildProcess.prototype has (spawn, Symbol.dispose, ...) come
 // after ours; EventEmitter's come after ChildProcess's, as for Node's own children.
 Object.setPrototypeOf(DropInChildProcess.prototype, nodeChildProcess.ChildProcess.prototype);
+// child.constructor is ChildProcess, as for Node's children (util.inspect shows it too).
+Object.defineProperty(DropInChildProcess.prototype, "constructor", {
+  value: nodeChildProcess.ChildProcess, writable: true, configurable: true, enumerable: false,
+});
