@@ -129,3 +129,16 @@ test("an unref'd child does not keep Node alive", async () => {
   await promisify(childProcess.execFile)(process.execPath, ["--input-type=module", "-e", script], { timeout: 20_000 });
   assert.ok(Date.now() - started < 15_000);
 });
+
+test("the functions have Node's names and arities", () => {
+  for (const name of ["spawn", "exec", "execFile", "fork", "spawnSync", "execSync", "execFileSync"]) {
+    assert.deepEqual([dropIn[name].name, dropIn[name].length], [childProcess[name].name, childProcess[name].length], name);
+  }
+});
+
+test("SPAWNHOST_OPTIONS sets the shared host's options", async () => {
+  const script = `import { spawn } from "spawnhost/child_process"; try { spawn("true"); } catch (error) { console.log(error.name); }`;
+  const env = { ...process.env, SPAWNHOST_OPTIONS: JSON.stringify({ helperPath: "/nonexistent/spawnhost-helper" }) };
+  const { stdout } = await promisify(childProcess.execFile)(process.execPath, ["--input-type=module", "-e", script], { env, timeout: 20_000 });
+  assert.equal(stdout.trim(), "HelperNotFoundError");
+});

@@ -35,7 +35,8 @@ export function spawn(file, args, options) {
  * child_process.fork through the helper.
  * @returns {import("node:child_process").ChildProcess}
  */
-export function fork(modulePath, args, options) {
+// `args = []` only gives fork Node's `length` (1); the call is read from `arguments`.
+export function fork(modulePath, args = [], options) {
   const call = forkArguments(modulePath, args, options);
   const reason = call.fallbackReason ?? stdioMisfit(call.options.stdio, { ipcAllowed: true }) ?? helperMissing();
   if (reason) return viaNode("fork", reason, arguments);
