@@ -142,3 +142,11 @@ test("SPAWNHOST_OPTIONS sets the shared host's options", async () => {
   const { stdout } = await promisify(childProcess.execFile)(process.execPath, ["--input-type=module", "-e", script], { env, timeout: 20_000 });
   assert.equal(stdout.trim(), "HelperNotFoundError");
 });
+
+test("arguments with shell give Node's DEP0190 warning where Node does (24 and later), once", async () => {
+  const script = `import { spawn, execFile } from "spawnhost/child_process"; process.on("warning", (w) => console.log(w.code));` +
+    ` spawn("echo", ["a"], { shell: true, stdio: "ignore" }); execFile("echo", ["b"], { shell: "/bin/sh" }, () => {}); spawn("echo", [], { shell: true, stdio: "ignore" });`;
+  const run = async (module) => (await promisify(childProcess.execFile)(process.execPath,
+    ["--input-type=module", "-e", script.replaceAll("spawnhost/child_process", module)], { timeout: 20_000 })).stdout;
+  assert.equal(await run("spawnhost/child_process"), await run("node:child_process"));
+});

@@ -161,3 +161,16 @@ function isPlainOptions(value) {
 function isCleanString(value) {
   return typeof value === "string" && !value.includes("\u0000");
 }
+
+// Node 24 and later warn once per process when arguments are passed with `shell`: they
+// are joined into the command line, not escaped (DEP0190).
+const WARNS_SHELL_WITH_ARGS = Number(process.versions.node.split(".")[0]) >= 24;
+let warnedShellWithArgs = false;
+
+/** Emits DEP0190 as Node's spawn, execFile and spawnSync do, where Node does. */
+export function warnShellWithArgs(args, options) {
+  if (!WARNS_SHELL_WITH_ARGS || warnedShellWithArgs || !options.shell || args.length === 0) return;
+  warnedShellWithArgs = true;
+  process.emitWarning("Passing args to a child process with shell option true can lead to security vulnerabilities, " +
+    "as the arguments are not escaped, only concatenated.", "DeprecationWarning", "DEP0190");
+}

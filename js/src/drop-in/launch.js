@@ -5,7 +5,7 @@
 import { promisify } from "node:util";
 import { normalizeExecRequest, normalizeForkRequest, normalizeSpawnRequest } from "../options.js";
 import { collectOutput } from "../exec-run.js";
-import { execArguments, execFileArguments, forkArguments, spawnArguments, stdioMisfit } from "./arguments.js";
+import { execArguments, execFileArguments, forkArguments, spawnArguments, stdioMisfit, warnShellWithArgs } from "./arguments.js";
 import { DropInChildProcess } from "./child.js";
 import { asNodeError } from "./node-errors.js";
 import { countFallback, countHelperLaunch, nodeChildProcess, sharedHost } from "./shared-host.js";
@@ -28,6 +28,7 @@ export function spawn(file, args, options) {
   } catch (error) {
     return viaNode("spawn", notNormalised(error), arguments);
   }
+  warnShellWithArgs(call.args, call.options);
   return start(request, call.options.signal);
 }
 
@@ -66,6 +67,7 @@ export function execFile(file, args, options, callback) {
   } catch (error) {
     return viaNode("execFile", notNormalised(error), arguments);
   }
+  warnShellWithArgs(call.args, call.options);
   const launch = sharedHost()._startLaunch(request);
   countHelperLaunch();
   const done = call.callback ?? (() => {});

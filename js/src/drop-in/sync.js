@@ -4,7 +4,7 @@
 // and errors, field for field.
 import { normalizeSpawnRequest } from "../options.js";
 import { errnoOf } from "../errors.js";
-import { execArguments, execFileArguments, spawnArguments, stdioMisfit } from "./arguments.js";
+import { execArguments, execFileArguments, spawnArguments, stdioMisfit, warnShellWithArgs } from "./arguments.js";
 import { runSyncRequest } from "./sync-core.js";
 import { countFallback, countHelperLaunch, sharedHost } from "./shared-host.js";
 import { helperMissing, notNormalised, viaNode } from "./launch.js";
@@ -28,6 +28,7 @@ export function spawnSync(file, args, options) {
   } catch (error) {
     return viaNode("spawnSync", notNormalised(error), arguments);
   }
+  warnShellWithArgs(call.args, call.options);
   const { outcome, fallbackReason } = runSyncRequest(request, sharedHost());
   if (fallbackReason) countFallback(fallbackReason);
   else countHelperLaunch();
