@@ -13,7 +13,7 @@ const INT32_MIN = -(2 ** 31);
 const INT32_MAX = 2 ** 31 - 1;
 
 /** A valid call that the helper cannot honour (or that is not known valid): Node runs it. */
-export const toNode = (reason) => ({ fallbackReason: reason });
+const toNode = (reason) => ({ fallbackReason: reason });
 
 const NOT_RECOGNISED = "arguments spawnhost does not normalise (node:child_process validates them)";
 

@@ -33,10 +33,10 @@ export function spawn(file, args, options) {
 }
 
 /**
- * child_process.fork through the helper.
+ * child_process.fork through the helper. (`args = []` only gives fork Node's `length`,
+ * 1; the call itself is read from `arguments`.)
  * @returns {import("node:child_process").ChildProcess}
  */
-// `args = []` only gives fork Node's `length` (1); the call is read from `arguments`.
 export function fork(modulePath, args = [], options) {
   const call = forkArguments(modulePath, args, options);
   const reason = call.fallbackReason ?? stdioMisfit(call.options.stdio, { ipcAllowed: true }) ?? helperMissing();
