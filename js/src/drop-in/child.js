@@ -34,12 +34,12 @@ export class DropInChildProcess extends EventEmitter {
   /**
    * @param {import("../host-child.js").HostChild} hostChild released by the caller
    * @param {Promise<void>} launched the launch's outcome (rejected: nothing ran)
-   * @param {{ ipc?: boolean, signal?: AbortSignal, killSignal?: string,
-   *   translateError?: (error: Error) => Error }} [how] signal: handled here rather
-   *   than by the launch, so an abort keeps Node's order; translateError: the object
-   *   `error` listeners get (default: asNodeError)
+   * @param {{ ipc?: boolean, signal?: AbortSignal, killSignal?: string, timeout?: number,
+   *   translateError?: (error: Error) => Error }} [how] signal and timeout: handled here
+   *   rather than by the launch, so they act as Node's do (on a process that exists);
+   *   translateError: the object `error` listeners get (default: asNodeError)
    */
-  constructor(hostChild, launched, { ipc = false, signal, killSignal = "SIGTERM", translateError = asNodeError } = {}) {
+  constructor(hostChild, launched, { ipc = false, signal, killSignal = "SIGTERM", timeout = 0, translateError = asNodeError } = {}) {
     super();
     this.#host = hostChild;
     this.#translateError = translateError;
@@ -72,6 +72,7 @@ export class DropInChildProcess extends EventEmitter {
     if (ipc) this.#addChannel();
     for (const event of FORWARDED) hostChild.on(event, (...args) => this.#forward(event, args));
     if (signal) this.#watchAbort(signal, killSignal);
+    if (timeout > 0) this.#killAfter(timeout, killSignal);
     launched.catch((error) => this.#launchFailed(error));
   }
 
@@ -228,6 +229,20 @@ export class DropInChildProcess extends EventEmitter {
     this.#host.exitCode = code;
     this.#forward("error", [error]);
     process.nextTick(() => this.#forward("close", [code, null]));
+  }
+
+  // spawn's `timeout` as Node applies it: a kill (which waits for a process that does
+  // not exist yet) after `timeout` ms, unless the child exited first.
+  #killAfter(timeout, killSignal) {
+    let timer = setTimeout(() => {
+      timer = null;
+      try {
+        this.kill(killSignal);
+      } catch (error) {
+        this.emit("error", error);
+      }
+    }, timeout);
+    this.once("exit", () => clearTimeout(timer));
   }
 
   // The `signal` option as Node's spawn applies it, with one change: an abort before

@@ -51,8 +51,8 @@ export function fork(modulePath, args = [], options) {
 }
 
 /**
- * child_process.execFile through the helper: output gathered (and maxBuffer and
- * timeout enforced) by the helper and exec-run.js, the callback called as Node's.
+ * child_process.execFile through the helper: output gathered (and maxBuffer enforced)
+ * by the helper and exec-run.js, the callback called as Node's.
  * @returns {import("node:child_process").ChildProcess}
  */
 export function execFile(file, args, options, callback) {
@@ -68,7 +68,10 @@ export function execFile(file, args, options, callback) {
     return viaNode("execFile", notNormalised(error), arguments);
   }
   warnShellWithArgs(call.args, call.options);
-  const launch = sharedHost()._startLaunch(request);
+  // The deadline runs here, from the call, as Node's execFile runs it: given to the
+  // helper, a launch still queued at its deadline would never start, where Node's
+  // child always exists and is killed.
+  const launch = sharedHost()._startLaunch({ ...request, timeout: 0 });
   countHelperLaunch();
   const done = call.callback ?? (() => {});
   // Node's execFile passes the child's `error` to its callback before anyone else
@@ -132,9 +135,12 @@ for (const fn of [exec, execFile]) {
 }
 
 function start(request, signal) {
-  const launch = sharedHost()._startLaunch(request);
+  // `timeout` is applied by the ChildProcess, as Node's spawn applies it (see execFile).
+  const launch = sharedHost()._startLaunch({ ...request, timeout: 0 });
   countHelperLaunch();
-  const child = new DropInChildProcess(launch.child, launch.launched, { ipc: request.ipc, signal, killSignal: request.killSignal });
+  const child = new DropInChildProcess(launch.child, launch.launched, {
+    ipc: request.ipc, signal, killSignal: request.killSignal, timeout: request.timeout,
+  });
   launch.child._release();
   return child;
 }
