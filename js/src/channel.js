@@ -2,7 +2,6 @@
 // itself), checks its hello, frames messages both ways, hands out request ids, keeps
 // the helper unref'd while nothing is in flight, and owns the single path that settles
 // everything when the helper goes away.
-import { spawn } from "node:child_process";
 import { fstatSync } from "node:fs";
 import { createRequire } from "node:module";
 import { isMainThread } from "node:worker_threads";
@@ -10,6 +9,11 @@ import { FrameReader, encodeBytesHead, encodeFrame } from "./protocol.js";
 import { SyncChannel } from "./sync-channel.js";
 import { PROTOCOL_VERSION } from "./protocol-generated.js";
 import { HelperVersionError, HostShutdownError, ProtocolError, helperExited } from "./errors.js";
+
+// node:child_process's own spawn, read once at load: spawnhost/register later replaces
+// the builtin's exports (ESM named imports included), and the helper must not be
+// started through the helper.
+const { spawn } = createRequire(import.meta.url)("node:child_process");
 
 const PACKAGE_VERSION = createRequire(import.meta.url)("../package.json").version;
 const STDERR_TAIL_BYTES = 4096;

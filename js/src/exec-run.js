@@ -23,7 +23,25 @@ export function runToCompletion(backend, request) {
   });
 }
 
-function collect({ child, launched }, request, resolve, reject) {
+/**
+ * Gathers a started exec request's output and settles like Node's execFile: `resolve`
+ * or `reject` is called from inside the child's `close` (or `error`) listener, which is
+ * registered before anyone else's when this runs first. Releases the child's events.
+ * @param {{ child: import("./host-child.js").HostChild, launched: Promise<void> }} launch
+ * @param {object} request normalized by normalizeExecRequest
+ * @param {(result: { stdout: string|Buffer, stderr: string|Buffer }) => void} resolve
+ * @param {(error: Error) => void} reject
+ * @param {{ kill?: (signal: string) => boolean }} [how] kill: how a timeout or maxBuffer
+ *   ends the child (default: the HostChild's kill)
+ */
+export function collectOutput(launch, request, resolve, reject, { kill } = {}) {
+  collect(launch, request, resolve, reject, kill);
+}
+
+// `killChild`: how a timeout or maxBuffer ends the child (default: child.kill). The
+// drop-in face passes its ChildProcess's kill, which waits for a process that does not
+// exist yet instead of cancelling its launch, as Node's child always exists by then.
+function collect({ child, launched }, request, resolve, reject, killChild = (signal) => child.kill(signal)) {
   const { cmd, maxBuffer, killSignal } = request;
   const encoding = request.encoding === "buffer" ? null : request.encoding;
   const stdoutChunks = [];
@@ -78,7 +96,7 @@ function collect({ child, launched }, request, resolve, reject) {
     child.stderr?.destroy();
     killedByUs = true;
     try {
-      child.kill(killSignal);
+      killChild(killSignal);
     } catch (error) {
       failure = error;
       settle();

@@ -132,6 +132,18 @@ export class ProcessHost {
     return this.#launch(normalizeForkRequest(modulePath, split.args, split.options, this.#platform));
   }
 
+  /**
+   * Internal, for spawnhost/child_process: starts a request normalized by options.js
+   * and returns its child at once, before the helper answered, events held until the
+   * caller's `child._release()`. `launched` settles as spawn() would.
+   * @returns {{ child: import("./host-child.js").HostChild, launched: Promise<void> }}
+   */
+  _startLaunch(request) {
+    this.#checkOpen();
+    this.#checkSupported(request);
+    return this.#backend.launch(request);
+  }
+
   async #launch(request) {
     this.#checkSupported(request);
     const { child, launched } = this.#backend.launch(request);

@@ -1,0 +1,286 @@
+// The ChildProcess the drop-in face returns synchronously from spawn, fork, exec and
+// execFile. It fronts a HostChild whose launch the helper is still carrying out: the
+// streams exist at once (stdin writes wait in the launch), a kill() that comes before
+// the process exists is applied as soon as it does, and the HostChild's events are
+// re-emitted here with Node's fields set first, so listeners see what Node shows.
+import { EventEmitter } from "node:events";
+import { AbortError, handlesNotSupported, invalidMessage, ipcChannelClosed } from "../errors.js";
+import { asNodeError, checkKillSignal } from "./node-errors.js";
+import { nodeChildProcess } from "./shared-host.js";
+
+const FORWARDED = ["spawn", "error", "exit", "close", "disconnect", "internalMessage"];
+const MESSAGE_TYPES = new Set(["string", "object", "number", "boolean"]);
+
+/**
+ * A child_process ChildProcess backed by a spawnhost launch. `instanceof
+ * ChildProcess` holds: its prototype chain runs through ChildProcess.prototype. It
+ * does not run ChildProcess's constructor, which would create a libuv process handle
+ * this object never uses.
+ */
+export class DropInChildProcess extends EventEmitter {
+  #host;
+  #spawned = false;
+  #settled = false;
+  #pendingKill = null;
+  /** @type {{ sends: [unknown, Function|undefined][], disconnect: boolean } | null} */
+  #earlyChannel = null;
+  #abort = null;
+  // While pid waits for the helper, events the wait delivers are held for a tick:
+  // Node never emits from inside a property read.
+  #holding = 0;
+  #held = [];
+  #translateError;
+
+  /**
+   * @param {import("../host-child.js").HostChild} hostChild released by the caller
+   * @param {Promise<void>} launched the launch's outcome (rejected: nothing ran)
+   * @param {{ ipc?: boolean, signal?: AbortSignal, killSignal?: string, timeout?: number,
+   *   translateError?: (error: Error) => Error }} [how] signal and timeout: handled here
+   *   rather than by the launch, so they act as Node's do (on a process that exists);
+   *   translateError: the object `error` listeners get (default: asNodeError)
+   */
+  constructor(hostChild, launched, { ipc = false, signal, killSignal = "SIGTERM", timeout = 0, translateError = asNodeError } = {}) {
+    super();
+    this.#host = hostChild;
+    this.#translateError = translateError;
+    this.connected = false;
+    // Read through to the HostChild, which sets them before it ends stdin and before
+    // `exit`, in Node's order (execa tells Node's own stdin clean-up from an abort by
+    // looking at exitCode inside stdin's destroy).
+    for (const field of ["signalCode", "exitCode", "killed"]) {
+      Object.defineProperty(this, field, {
+        enumerable: true,
+        configurable: true,
+        get: () => hostChild[field],
+        set: (value) => { hostChild[field] = value; },
+      });
+    }
+    this.spawnfile = hostChild.spawnfile;
+    this.spawnargs = hostChild.spawnargs;
+    // Known once the helper answered; read earlier, it waits for that answer when the
+    // channel can (HostChild#_waitForPid), else it is undefined until `spawn`.
+    Object.defineProperty(this, "pid", {
+      enumerable: true,
+      configurable: true,
+      get: () => this.#readPid(),
+      set: (value) => Object.defineProperty(this, "pid", { value, writable: true, enumerable: true, configurable: true }),
+    });
+    this.stdin = hostChild.stdin;
+    this.stdout = hostChild.stdout;
+    this.stderr = hostChild.stderr;
+    this.stdio = ipc ? [...hostChild.stdio, null] : [...hostChild.stdio];
+    if (ipc) this.#addChannel();
+    for (const event of FORWARDED) hostChild.on(event, (...args) => this.#forward(event, args));
+    if (signal) this.#watchAbort(signal, killSignal);
+    if (timeout > 0) this.#killAfter(timeout, killSignal);
+    launched.catch((error) => this.#launchFailed(error));
+  }
+
+  /**
+   * Sends a signal, like ChildProcess#kill. Before the process exists the signal is
+   * kept and sent the moment it does; the call returns true, as Node's does for a
+   * process it has.
+   * @param {string|number} [signal]
+   */
+  kill(signal) {
+    signal = checkKillSignal(signal);
+    if (this.#spawned) return this.#host.kill(signal);
+    if (this.#settled) return false;
+    if (signal !== 0) this.#pendingKill = signal;
+    this.killed = true;
+    return true;
+  }
+
+  /** Lets this child keep Node alive until it closes (the default). */
+  ref() {
+    this.#host.ref();
+  }
+
+  /** Stops this child from keeping Node alive. */
+  unref() {
+    this.#host.unref();
+  }
+
+  // Node gives `send`, `disconnect`, `channel` and a live `connected` only to children
+  // with an IPC channel, and code tests for them (typeof child.send === "function").
+  // Node's channel is open when fork() returns; this one opens when the helper has
+  // started the child. Until then it reads as connected, and what is sent (or a
+  // disconnect) waits here, in order, and goes out at `spawn`.
+  #addChannel() {
+    const host = this.#host;
+    const early = { sends: [], disconnect: false };
+    this.#earlyChannel = early;
+    Object.defineProperty(this, "connected", {
+      enumerable: true,
+      configurable: true,
+      get: () => (this.#spawned || this.#settled ? host.connected : !early.disconnect),
+      set() {},
+    });
+    // Node's channel object (its Control: ref/unref, and the counted forms its
+    // 'message' listeners use, which execa calls too). Here the channel holds nothing
+    // of its own that keeps Node alive: the launch does, released by child.unref().
+    this.channel = { ref() {}, unref() {}, refCounted() {}, unrefCounted() {}, fd: undefined };
+    this.send = (message, handle, options, callback) => {
+      if (this.#spawned || this.#settled || early.disconnect) return host.send(message, handle, options, callback);
+      if (typeof handle === "function") callback = handle;
+      else if (typeof options === "function") callback = options;
+      else if (handle != null) throw handlesNotSupported();
+      if (message === undefined || !MESSAGE_TYPES.has(typeof message)) throw invalidMessage(message);
+      early.sends.push([message, typeof callback === "function" ? callback : undefined]);
+      return true;
+    };
+    this.disconnect = () => {
+      if (this.#spawned || this.#settled || early.disconnect) return host.disconnect();
+      early.disconnect = true;
+    };
+    // Messages wait in the HostChild (as in Node) until someone listens here.
+    let forwarding = false;
+    this.on("newListener", (event) => {
+      if (event !== "message" || forwarding) return;
+      forwarding = true;
+      host.on("message", (...args) => this.#forward("message", args));
+    });
+  }
+
+  #readPid() {
+    const host = this.#host;
+    if (host.pid === undefined && !this.#settled && typeof host._waitForPid === "function") {
+      this.#holding++;
+      try {
+        host._waitForPid();
+      } finally {
+        this.#holding--;
+      }
+    }
+    return host.pid;
+  }
+
+  #forward(event, args) {
+    if (this.#holding > 0 || this.#held.length > 0) {
+      if (this.#held.push([event, args]) === 1) process.nextTick(() => this.#flushHeld());
+      return;
+    }
+    this.#emitSafely(event, args);
+  }
+
+  #flushHeld() {
+    for (const [event, args] of this.#held.splice(0)) this.#emitSafely(event, args);
+  }
+
+  // Events arrive while the channel handles a batch of the helper's messages. A
+  // listener that throws (or an `error` nobody listens for) must not cut that batch
+  // short for every other child: the exception is thrown again on the next tick,
+  // where, as with Node, it is uncaught.
+  #emitSafely(event, args) {
+    try {
+      this.#emitNodeStyle(event, args);
+    } catch (error) {
+      process.nextTick(() => { throw error; });
+    }
+  }
+
+  #emitNodeStyle(event, args) {
+    switch (event) {
+      case "spawn":
+        this.#spawned = true;
+        // A kill that came before the process existed: the process has it first.
+        if (this.#pendingKill !== null) this.#host.kill(this.#pendingKill);
+        this.#flushEarlyChannel();
+        this.emit("spawn");
+        if (this.#abort?.pending) this.#abort.act();
+        return;
+      case "error":
+        this.#settled ||= !this.#spawned;
+        this.emit("error", this.#translateError(args[0]));
+        return;
+      case "exit":
+        this.emit("exit", ...args);
+        return;
+      case "close":
+        this.#settled = true;
+        this.emit("close", ...args);
+        return;
+      default:
+        this.emit(event, ...args);
+    }
+  }
+
+  #flushEarlyChannel() {
+    const early = this.#earlyChannel;
+    if (!early) return;
+    this.#earlyChannel = null;
+    for (const [message, callback] of early.sends) this.#host.send(message, callback);
+    if (early.disconnect) this.#host.disconnect();
+  }
+
+  // The helper went away, or the launch failed the way Node's spawn() throws (ENOTDIR
+  // for a cwd that is a file, EPERM for a uid): nothing was emitted for it, so the
+  // child reports it as an error and closes, its outputs ended.
+  #launchFailed(error) {
+    if (this.#spawned || this.#settled) return;
+    this.#settled = true;
+    this.#host.stdin?.destroy();
+    for (const stream of [this.#host.stdout, this.#host.stderr]) {
+      if (stream && !stream.destroyed && !stream.readableEnded) stream.push(null);
+    }
+    for (const [, callback] of this.#earlyChannel?.sends ?? []) callback && process.nextTick(callback, ipcChannelClosed());
+    this.#earlyChannel = null;
+    const code = typeof error?.errno === "number" ? error.errno : null;
+    this.#host.exitCode = code;
+    this.#forward("error", [error]);
+    process.nextTick(() => this.#forward("close", [code, null]));
+  }
+
+  // spawn's `timeout` as Node applies it: a kill (which waits for a process that does
+  // not exist yet) after `timeout` ms, unless the child exited first.
+  #killAfter(timeout, killSignal) {
+    let timer = setTimeout(() => {
+      timer = null;
+      try {
+        this.kill(killSignal);
+      } catch (error) {
+        this.emit("error", error);
+      }
+    }, timeout);
+    this.once("exit", () => clearTimeout(timer));
+  }
+
+  // The `signal` option as Node's spawn applies it, with one change: an abort before
+  // the process exists waits for `spawn`, where Node (whose process always exists by
+  // then) would act, so the events keep Node's order: spawn, error, exit, close.
+  #watchAbort(signal, killSignal) {
+    const abort = {
+      pending: false,
+      act: () => {
+        abort.pending = false;
+        // Through the HostChild, so that execFile's collector hears it first, as
+        // Node's execFile hears its child's `error` before anyone else.
+        try {
+          if (this.kill(killSignal)) this.#host._deliver("error", new AbortError(signal.reason));
+        } catch (error) {
+          this.#host._deliver("error", error);
+        }
+      },
+    };
+    this.#abort = abort;
+    const onAbort = () => {
+      if (this.#spawned) abort.act();
+      else if (!this.#settled) abort.pending = true;
+    };
+    if (signal.aborted) {
+      abort.pending = true;
+      return;
+    }
+    signal.addEventListener("abort", onAbort, { once: true });
+    this.once("exit", () => signal.removeEventListener("abort", onAbort));
+    this.once("close", () => signal.removeEventListener("abort", onAbort));
+  }
+}
+
+// Methods and symbols ChildProcess.prototype has (spawn, Symbol.dispose, ...) come
+// after ours; EventEmitter's come after ChildProcess's, as for Node's own children.
+Object.setPrototypeOf(DropInChildProcess.prototype, nodeChildProcess.ChildProcess.prototype);
+// child.constructor is ChildProcess, as for Node's children (util.inspect shows it too).
+Object.defineProperty(DropInChildProcess.prototype, "constructor", {
+  value: nodeChildProcess.ChildProcess, writable: true, configurable: true, enumerable: false,
+});

@@ -1,0 +1,169 @@
+// spawn, fork, execFile and exec of the drop-in face: each shifts its arguments as Node
+// does (arguments.js), normalizes them with options.js, and starts the launch on the
+// shared host, returning a ChildProcess at once. A call the helper cannot honour is
+// run by node:child_process itself, and counted with its reason.
+import { promisify } from "node:util";
+import { normalizeExecRequest, normalizeForkRequest, normalizeSpawnRequest } from "../options.js";
+import { collectOutput } from "../exec-run.js";
+import { execArguments, execFileArguments, forkArguments, spawnArguments, stdioMisfit, warnShellWithArgs } from "./arguments.js";
+import { DropInChildProcess } from "./child.js";
+import { asNodeError } from "./node-errors.js";
+import { countFallback, countHelperLaunch, nodeChildProcess, sharedHost } from "./shared-host.js";
+
+// The execFile options Node passes on to its spawn; it ignores the others (stdio,
+// argv0, detached, ...), and so must we.
+const EXEC_FILE_OPTIONS = ["cwd", "env", "gid", "shell", "signal", "uid", "windowsHide", "windowsVerbatimArguments", "timeout", "maxBuffer", "killSignal", "encoding"];
+
+/**
+ * child_process.spawn through the helper.
+ * @returns {import("node:child_process").ChildProcess}
+ */
+export function spawn(file, args, options) {
+  const call = spawnArguments(file, args, options);
+  const reason = call.fallbackReason ?? stdioMisfit(call.options.stdio, { ipcAllowed: true }) ?? helperMissing();
+  if (reason) return viaNode("spawn", reason, arguments);
+  let request;
+  try {
+    request = normalizeSpawnRequest(call.file, call.args, { ...call.options, signal: undefined });
+  } catch (error) {
+    return viaNode("spawn", notNormalised(error), arguments);
+  }
+  warnShellWithArgs(call.args, call.options);
+  return start(request, call.options.signal);
+}
+
+/**
+ * child_process.fork through the helper. (`args = []` only gives fork Node's `length`,
+ * 1; the call itself is read from `arguments`.)
+ * @returns {import("node:child_process").ChildProcess}
+ */
+export function fork(modulePath, args = [], options) {
+  const call = forkArguments(modulePath, args, options);
+  const reason = call.fallbackReason ?? stdioMisfit(call.options.stdio, { ipcAllowed: true }) ?? helperMissing();
+  if (reason) return viaNode("fork", reason, arguments);
+  let request;
+  try {
+    request = normalizeForkRequest(call.modulePath, call.args, { ...call.options, signal: undefined });
+  } catch (error) {
+    return viaNode("fork", notNormalised(error), arguments);
+  }
+  return start(request, call.options.signal);
+}
+
+/**
+ * child_process.execFile through the helper: output gathered (and maxBuffer enforced)
+ * by the helper and exec-run.js, the callback called as Node's.
+ * @returns {import("node:child_process").ChildProcess}
+ */
+export function execFile(file, args, options, callback) {
+  const call = execFileArguments(file, args, options, callback);
+  const reason = call.fallbackReason ?? helperMissing();
+  if (reason) return viaNode("execFile", reason, arguments);
+  const execOptions = {};
+  for (const name of EXEC_FILE_OPTIONS) if (call.options[name] !== undefined) execOptions[name] = call.options[name];
+  let request;
+  try {
+    request = normalizeExecRequest(call.file, call.args, { ...execOptions, signal: undefined });
+  } catch (error) {
+    return viaNode("execFile", notNormalised(error), arguments);
+  }
+  warnShellWithArgs(call.args, call.options);
+  // The deadline runs here, from the call, as Node's execFile runs it: given to the
+  // helper, a launch still queued at its deadline would never start, where Node's
+  // child always exists and is killed.
+  const launch = sharedHost()._startLaunch({ ...request, timeout: 0 });
+  countHelperLaunch();
+  const done = call.callback ?? (() => {});
+  // Node's execFile passes the child's `error` to its callback before anyone else
+  // hears it, as one object: the callback's, with `cmd` added.
+  let callbackError = null;
+  // Registered before the ChildProcess forwards anything, as Node's execFile listens
+  // first: the callback runs before the caller's own `close` and `error` listeners.
+  let child = null;
+  collectOutput(launch, request,
+    ({ stdout, stderr }) => done(null, stdout, stderr),
+    (error) => {
+      const { stdout = emptyOutput(request), stderr = emptyOutput(request) } = error;
+      callbackError = asNodeError(error);
+      // The helper stopped the output at maxBuffer and ended the child for us, as
+      // Node's execFile does itself with child.kill().
+      if (error.code === "ERR_CHILD_PROCESS_STDIO_MAXBUFFER") launch.child.killed = true;
+      done(callbackError, stdout, stderr);
+    },
+    { kill: (signal) => child.kill(signal) });
+  child = new DropInChildProcess(launch.child, launch.launched, {
+    // Node's execFile does not pass killSignal to its spawn: an abort sends SIGTERM.
+    killSignal: "SIGTERM",
+    signal: call.options.signal,
+    translateError: (error) => callbackError ?? asNodeError(error),
+  });
+  // Node's execFile handles its child's `error` itself: an unheard one never throws.
+  child.on("error", () => {});
+  return child;
+}
+
+/**
+ * child_process.exec through the helper: execFile of the command in a shell.
+ * @returns {import("node:child_process").ChildProcess}
+ */
+export function exec(command, options, callback) {
+  const call = execArguments(command, options, callback);
+  if (call.fallbackReason) return viaNode("exec", call.fallbackReason, arguments);
+  return execFile(call.command, call.options, call.callback);
+}
+
+// util.promisify(exec|execFile) resolves { stdout, stderr } and exposes the child as
+// `promise.child`; a failure carries stdout and stderr, as Node's promisified forms do.
+for (const fn of [exec, execFile]) {
+  Object.defineProperty(fn, promisify.custom, {
+    enumerable: false,
+    value: (...args) => {
+      let settle;
+      const promise = new Promise((resolve, reject) => { settle = { resolve, reject }; });
+      promise.child = fn(...args, (error, stdout, stderr) => {
+        if (error !== null) {
+          error.stdout = stdout;
+          error.stderr = stderr;
+          settle.reject(error);
+        } else {
+          settle.resolve({ stdout, stderr });
+        }
+      });
+      return promise;
+    },
+  });
+}
+
+function start(request, signal) {
+  // `timeout` is applied by the ChildProcess, as Node's spawn applies it (see execFile).
+  const launch = sharedHost()._startLaunch({ ...request, timeout: 0 });
+  countHelperLaunch();
+  const child = new DropInChildProcess(launch.child, launch.launched, {
+    ipc: request.ipc, signal, killSignal: request.killSignal, timeout: request.timeout,
+  });
+  launch.child._release();
+  return child;
+}
+
+/**
+ * Runs one call with node:child_process's own function. A call it rejects throws its
+ * error here, synchronously, and is not counted: nothing was launched.
+ */
+export function viaNode(name, reason, args) {
+  const result = nodeChildProcess[name](...args);
+  countFallback(reason);
+  return result;
+}
+
+/** Why no call can use the helper: the shared host runs inline (no helper fits). */
+export function helperMissing() {
+  return sharedHost().mode === "inline" ? "no helper for this platform" : null;
+}
+
+export function notNormalised(error) {
+  return `not taken by spawnhost's options layer: ${error.message}`;
+}
+
+function emptyOutput(request) {
+  return request.encoding === "buffer" ? Buffer.alloc(0) : "";
+}

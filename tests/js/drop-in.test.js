@@ -1,0 +1,179 @@
+// spawnhost/child_process's own promises: a ChildProcess at once (streams, queued stdin,
+// kill before the process exists, Node's event order), fork's channel, what falls back
+// to node:child_process and how stats() reports it, and configure().
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import * as childProcess from "node:child_process";
+import { PassThrough } from "node:stream";
+import { promisify } from "node:util";
+import { fileURLToPath } from "node:url";
+import * as dropIn from "spawnhost/child_process";
+import { HostChild } from "spawnhost";
+import { once, readAll } from "./support/modes.js";
+
+const ipcChild = fileURLToPath(new URL("../fixtures/ipc-child.mjs", import.meta.url));
+
+function events(child) {
+  const seen = [];
+  for (const event of ["spawn", "error", "exit", "close"]) child.on(event, (...args) => seen.push([event, ...args.map((a) => a?.code ?? a)]));
+  return { seen, closed: once(child, "close") };
+}
+
+test("spawn() returns a ChildProcess at once, with its streams", () => {
+  const child = dropIn.spawn("cat");
+  assert.ok(child instanceof childProcess.ChildProcess);
+  assert.equal(child.constructor, childProcess.ChildProcess);
+  assert.ok(child.stdin && child.stdout && child.stderr);
+  assert.deepEqual(child.stdio, [child.stdin, child.stdout, child.stderr]);
+  assert.equal(child.exitCode, null);
+  assert.equal(child.send, undefined, "no IPC channel: no send(), as with Node");
+  child.kill();
+});
+
+test("stdin written before the process exists reaches it", async () => {
+  const child = dropIn.spawn("cat");
+  child.stdin.write("early ");
+  child.stdin.end("and late\n");
+  assert.equal(await readAll(child.stdout.setEncoding("utf8")), "early and late\n");
+});
+
+test("kill() before the process exists is honoured, with Node's events", async () => {
+  const child = dropIn.spawn("sleep", ["5"]);
+  const { seen, closed } = events(child);
+  assert.equal(child.kill(), true);
+  assert.equal(child.killed, true);
+  await closed;
+  assert.deepEqual(seen, [["spawn"], ["exit", null, "SIGTERM"], ["close", null, "SIGTERM"]]);
+});
+
+test("pid is a number once the child has spawned", async () => {
+  const child = dropIn.spawn("true");
+  await once(child, "spawn");
+  assert.equal(typeof child.pid, "number");
+  await once(child, "close");
+});
+
+test("pid is a number right after spawn() returns", { skip: typeof HostChild.prototype._waitForPid !== "function" && "needs HostChild#_waitForPid (the helper's sync channel)" }, async () => {
+  const child = dropIn.spawn("true");
+  assert.equal(typeof child.pid, "number");
+  await once(child, "close");
+});
+
+test("a program that does not exist: error then close, pid undefined", async () => {
+  const child = dropIn.spawn("spawnhost-missing-program");
+  const { seen, closed } = events(child);
+  await closed;
+  assert.deepEqual(seen, [["error", "ENOENT"], ["close", -2, null]]);
+  assert.equal(child.pid, undefined);
+});
+
+test("fork(): messages both ways, channel, connected, disconnect", async () => {
+  const child = dropIn.fork(ipcChild, ["echo"]);
+  assert.ok(child instanceof childProcess.ChildProcess);
+  assert.equal(typeof child.send, "function");
+  assert.ok(child.channel);
+  assert.equal(child.connected, true);
+  assert.deepEqual(child.stdio, [null, null, null, null]);
+  child.send({ hello: "child" });
+  const [message] = await once(child, "message");
+  assert.deepEqual(message, { hello: "child" });
+  child.disconnect();
+  await once(child, "disconnect");
+  assert.equal(child.connected, false);
+  child.kill();
+  await once(child, "close");
+});
+
+test("util.promisify(exec) and (execFile) resolve { stdout, stderr } and expose the child", async () => {
+  const promise = promisify(dropIn.exec)("echo out; echo err >&2");
+  assert.ok(promise.child instanceof childProcess.ChildProcess);
+  assert.deepEqual(await promise, { stdout: "out\n", stderr: "err\n" });
+  assert.deepEqual(await promisify(dropIn.execFile)("echo", ["file"]), { stdout: "file\n", stderr: "" });
+});
+
+test("what the helper cannot honour runs on node:child_process, counted with its reason", async () => {
+  const before = dropIn.stats();
+  const sink = new PassThrough();
+  const child = dropIn.spawn("echo", ["x"], { stdio: ["ignore", "pipe", "pipe", "pipe"] });
+  await once(child, "close");
+  const streamed = dropIn.spawn("true", [], { stdio: ["pipe", "pipe", process.stderr] });
+  await once(streamed, "close");
+  sink.destroy();
+  const after = dropIn.stats();
+  assert.equal(after.fallback - before.fallback, 2);
+  assert.equal(after.fallbackReasons['more than three stdio entries besides "ipc"'] - (before.fallbackReasons['more than three stdio entries besides "ipc"'] ?? 0), 1);
+  assert.ok(Object.keys(after.fallbackReasons).some((reason) => reason.startsWith("stdio[2] is")));
+});
+
+test("an invalid call throws Node's error and counts nothing", () => {
+  const before = dropIn.stats();
+  assert.throws(() => dropIn.spawn("echo", [], { timeout: -1 }), { name: "RangeError", code: "ERR_OUT_OF_RANGE" });
+  assert.deepEqual(dropIn.stats(), before);
+});
+
+test("the sync functions work, counted while they run on node:child_process", () => {
+  const before = dropIn.stats().fallbackReasons["sync path not available"] ?? 0;
+  assert.equal(dropIn.execFileSync("echo", ["sync"], { encoding: "utf8" }), "sync\n");
+  assert.equal(dropIn.stats().fallbackReasons["sync path not available"], before + 1);
+});
+
+test("configure() checks its options", () => {
+  assert.throws(() => dropIn.configure({ bogus: 1 }), { name: "TypeError", message: /unknown option "bogus"/ });
+  assert.throws(() => dropIn.configure({ maxLaunchThreads: 0 }), { code: "ERR_OUT_OF_RANGE" });
+  assert.throws(() => dropIn.configure(null), TypeError);
+});
+
+test("an unref'd child does not keep Node alive", async () => {
+  const script = `import { spawn } from "spawnhost/child_process"; spawn("sleep", ["30"], { stdio: "ignore" }).unref();`;
+  const started = Date.now();
+  await promisify(childProcess.execFile)(process.execPath, ["--input-type=module", "-e", script], { timeout: 20_000 });
+  assert.ok(Date.now() - started < 15_000);
+});
+
+test("the functions have Node's names and arities", () => {
+  for (const name of ["spawn", "exec", "execFile", "fork", "spawnSync", "execSync", "execFileSync"]) {
+    assert.deepEqual([dropIn[name].name, dropIn[name].length], [childProcess[name].name, childProcess[name].length], name);
+  }
+});
+
+test("SPAWNHOST_OPTIONS sets the shared host's options", async () => {
+  const script = `import { spawn } from "spawnhost/child_process"; try { spawn("true"); } catch (error) { console.log(error.name); }`;
+  const env = { ...process.env, SPAWNHOST_OPTIONS: JSON.stringify({ helperPath: "/nonexistent/spawnhost-helper" }) };
+  const { stdout } = await promisify(childProcess.execFile)(process.execPath, ["--input-type=module", "-e", script], { env, timeout: 20_000 });
+  assert.equal(stdout.trim(), "HelperNotFoundError");
+});
+
+test("arguments with shell give Node's DEP0190 warning where Node does (24 and later), once", async () => {
+  const script = `import { spawn, execFile } from "spawnhost/child_process"; process.on("warning", (w) => console.log(w.code));` +
+    ` spawn("echo", ["a"], { shell: true, stdio: "ignore" }); execFile("echo", ["b"], { shell: "/bin/sh" }, () => {}); spawn("echo", [], { shell: true, stdio: "ignore" });`;
+  const run = async (module) => (await promisify(childProcess.execFile)(process.execPath,
+    ["--input-type=module", "-e", script.replaceAll("spawnhost/child_process", module)], { timeout: 20_000 })).stdout;
+  assert.equal(await run("spawnhost/child_process"), await run("node:child_process"));
+});
+
+test("a pid read before the helper answered waits through HostChild#_waitForPid, and events stay out of the read", async () => {
+  // Stands in for the helper's sync channel: answers the wait with a pid at once and
+  // emits what the answer would (spawn) from inside it.
+  const had = Object.getOwnPropertyDescriptor(HostChild.prototype, "_waitForPid");
+  let waits = 0;
+  HostChild.prototype._waitForPid = function waitForPid() {
+    waits++;
+    this.pid ??= 4_000_000;
+    this.emit("spawn");
+  };
+  try {
+    const child = dropIn.spawn("true");
+    let spawnedDuringRead = false;
+    child.on("spawn", () => { spawnedDuringRead = reading; });
+    let reading = true;
+    const pid = child.pid;
+    reading = false;
+    assert.equal(typeof pid, "number");
+    assert.equal(waits, 1);
+    assert.equal(spawnedDuringRead, false, "the spawn event came from inside the pid read");
+    await once(child, "close");
+  } finally {
+    if (had) Object.defineProperty(HostChild.prototype, "_waitForPid", had);
+    else delete HostChild.prototype._waitForPid;
+  }
+});

@@ -1,0 +1,75 @@
+// `--import spawnhost/register`: every way of reaching child_process (named, default and
+// CommonJS imports, in modules loaded before and after the flag ran) launches through
+// the helper; Node children do not inherit the flag unless asked; without a helper,
+// node:child_process stays as it is and one warning says so.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { promisify } from "node:util";
+import { fileURLToPath } from "node:url";
+
+const run = promisify(execFile);
+const fixture = (name) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
+const repository = fileURLToPath(new URL("../..", import.meta.url));
+const THROUGH_HELPER = { helper: 1, fallback: 0 };
+// Until the helper's sync path is in, a sync call goes to node:child_process, counted.
+const SYNC = { helper: 0, fallback: 1 };
+
+async function report(flags, env = {}) {
+  const { stdout } = await run(process.execPath, [...flags, fixture("register-app.mjs")], {
+    env: { ...process.env, NODE_OPTIONS: "", ...env }, timeout: 30_000,
+  });
+  return JSON.parse(stdout);
+}
+
+test("named, default and CommonJS imports all launch through the helper", async () => {
+  const { ways, stats } = await report(["--import", "spawnhost/register"]);
+  assert.deepStrictEqual(ways, {
+    "named import": THROUGH_HELPER, "default import": THROUGH_HELPER, require: THROUGH_HELPER,
+    "promisified execFile": THROUGH_HELPER, execFileSync: SYNC,
+  });
+  assert.equal(stats.mode, "helper");
+});
+
+test("modules loaded before the flag ran are swapped too", async () => {
+  const { ways } = await report(["--import", fixture("register-before.mjs"), "--import", "spawnhost/register"]);
+  for (const way of ["namedImport", "defaultImport", "required"]) assert.deepStrictEqual(ways[`${way}, loaded before`], THROUGH_HELPER, way);
+});
+
+test("NODE_OPTIONS works, and a Node child does not inherit the flag", async () => {
+  const { ways, child } = await report([], { NODE_OPTIONS: "--import spawnhost/register" });
+  assert.deepStrictEqual(ways["named import"], THROUGH_HELPER);
+  assert.deepStrictEqual(child, { execArgv: [], nodeOptions: null, swapped: false });
+});
+
+test("SPAWNHOST_REGISTER_CHILDREN=1 passes the flag on to Node children", async () => {
+  const { child } = await report([], { NODE_OPTIONS: "--import spawnhost/register", SPAWNHOST_REGISTER_CHILDREN: "1" });
+  assert.deepStrictEqual(child, { execArgv: [], nodeOptions: "--import spawnhost/register", swapped: true });
+});
+
+test("import \"spawnhost/register\" as an entry file's first line works", async () => {
+  const script = "import \"spawnhost/register\"; const { spawn } = await import(\"node:child_process\"); const { stats } = await import(\"spawnhost/child_process\");" +
+    " spawn(\"true\").on(\"close\", () => console.log(JSON.stringify(stats())));";
+  const { stdout } = await run(process.execPath, ["--input-type=module", "-e", script], { cwd: repository, timeout: 30_000 });
+  assert.equal(JSON.parse(stdout).helper, 1);
+});
+
+test("without a helper for the platform, register leaves child_process alone and warns once", async () => {
+  // An installed copy without its platform package, outside this repository.
+  const project = mkdtempSync(`${tmpdir()}/spawnhost-register-`);
+  mkdirSync(`${project}/node_modules/@msgpack`, { recursive: true });
+  cpSync(`${repository}/js/package.json`, `${project}/node_modules/spawnhost/package.json`);
+  cpSync(`${repository}/js/src`, `${project}/node_modules/spawnhost/src`, { recursive: true });
+  symlinkSync(`${repository}/node_modules/@msgpack/msgpack`, `${project}/node_modules/@msgpack/msgpack`);
+  writeFileSync(`${project}/app.mjs`, "import { spawn } from \"node:child_process\"; import { stats } from \"spawnhost/child_process\";" +
+    " spawn(\"true\").on(\"close\", () => console.log(JSON.stringify({ native: spawn.toString().includes(\"normalizeSpawnArguments\"), stats: stats() })));");
+  const env = { ...process.env, NODE_OPTIONS: "" };
+  delete env.SPAWNHOST_HELPER_PATH;
+  const { stdout, stderr } = await run(process.execPath, ["--import", "spawnhost/register", "app.mjs"], { cwd: project, env, timeout: 30_000 });
+  const { native, stats } = JSON.parse(stdout);
+  assert.equal(native, true);
+  assert.equal(stats.helper, 0);
+  assert.equal(stderr.match(/SPAWNHOST_INLINE_FALLBACK/g)?.length, 1, stderr);
+});
