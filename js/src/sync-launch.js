@@ -3,10 +3,14 @@
 // (lib/child_process.js then shapes it). Node's own spawnSync would fork this process;
 // here only the helper creates processes, so the cost does not grow with our memory.
 // The public face (validation, encoding, `output`, thrown errors) sits on top of this.
-import { spawnSync as nodeSpawnSync } from "node:child_process";
+import { createRequire } from "node:module";
 import { ProtocolError, errnoOf } from "./errors.js";
 import { EXIT_FLAG } from "./protocol-generated.js";
 import { spawnRequestOptions } from "./spawn-request.js";
+
+// node:child_process's own spawnSync, read once at load: spawnhost/register replaces the
+// module's functions later, and the fallback below must not call back into the face.
+const nodeSpawnSync = createRequire(import.meta.url)("node:child_process").spawnSync;
 
 /**
  * A spawnSync request, normalized by the caller (shell already applied).
@@ -35,6 +39,7 @@ import { spawnRequestOptions } from "./spawn-request.js";
  * @property {Buffer|null} stderr
  * @property {number|null} status
  * @property {string|null} signal
+ * @property {true} [viaNode] node:child_process ran it (no sync channel, or inline mode)
  * @property {undefined|{ errno: number, code: string, syscall: string, path: string, spawnargs: string[] }} error
  *   as Node builds it: `syscall` is "spawnSync <file>"; ETIMEDOUT when the timeout
  *   killed the child, ENOBUFS when its output passed maxBuffer, EPIPE when it did not
@@ -181,7 +186,7 @@ export function spawnSyncInline(request) {
   };
   return {
     pid: result.pid, stdout: result.stdout ?? null, stderr: result.stderr ?? null,
-    status: result.status, signal: result.signal, error,
+    status: result.status, signal: result.signal, error, viaNode: true,
   };
 }
 

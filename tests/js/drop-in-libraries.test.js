@@ -24,9 +24,9 @@ test("execa, tinyexec, cross-spawn, simple-git and zx give the same results unde
   assert.deepStrictEqual(registered.results, plain.results);
   assert.equal(plain.stats.helper, 0, "without the flag nothing goes through the helper");
   assert.equal(registered.stats.mode, "helper");
-  // 20 launches through spawn/execFile/fork, 2 sync ones (execaSync, cross-spawn's sync).
-  assert.ok(registered.stats.helper >= 20, `only ${registered.stats.helper} launches went through the helper`);
-  // The only fallbacks: sync calls, until the helper's sync path is in.
-  assert.deepStrictEqual(Object.keys(registered.stats.fallbackReasons), registered.stats.fallback ? ["sync path not available"] : []);
+  // 20 launches through spawn/execFile/fork, 2 sync ones (execaSync, cross-spawn's sync):
+  // every one through the helper, none falling back to node:child_process.
+  assert.ok(registered.stats.helper >= 22, `only ${registered.stats.helper} launches went through the helper`);
+  assert.deepStrictEqual([registered.stats.fallback, registered.stats.fallbackReasons], [0, {}]);
   t.diagnostic(`library run stats: ${JSON.stringify(registered.stats)}`);
 });

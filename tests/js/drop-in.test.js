@@ -111,10 +111,12 @@ test("an invalid call throws Node's error and counts nothing", () => {
   assert.deepEqual(dropIn.stats(), before);
 });
 
-test("the sync functions work, counted while they run on node:child_process", () => {
-  const before = dropIn.stats().fallbackReasons["sync path not available"] ?? 0;
+test("the sync functions run through the helper, and are counted as helper launches", () => {
+  const before = dropIn.stats();
   assert.equal(dropIn.execFileSync("echo", ["sync"], { encoding: "utf8" }), "sync\n");
-  assert.equal(dropIn.stats().fallbackReasons["sync path not available"], before + 1);
+  assert.equal(dropIn.spawnSync("sh", ["-c", "exit 4"]).status, 4);
+  const after = dropIn.stats();
+  assert.deepEqual([after.helper - before.helper, after.fallback - before.fallback], [2, 0]);
 });
 
 test("configure() checks its options", () => {

@@ -14,8 +14,8 @@ const run = promisify(execFile);
 const fixture = (name) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
 const repository = fileURLToPath(new URL("../..", import.meta.url));
 const THROUGH_HELPER = { helper: 1, fallback: 0 };
-// Until the helper's sync path is in, a sync call goes to node:child_process, counted.
-const SYNC = { helper: 0, fallback: 1 };
+// Sync calls go through the helper too, on its blocking channel.
+const SYNC = THROUGH_HELPER;
 
 async function report(flags, env = {}) {
   const { stdout } = await run(process.execPath, [...flags, fixture("register-app.mjs")], {

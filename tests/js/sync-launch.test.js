@@ -195,7 +195,9 @@ test("a host whose helper has no sync channel falls back to child_process", asyn
   // helperPlatform win32: the channel does not ask for FIFOs (the Windows helper has none).
   const windowsLike = hostFor("helper", { helperPlatform: "win32" });
   try {
-    assertSame({ ours: windowsLike._spawnSync(syncRequest("sh", ["-c", "echo fallback; exit 5"])), node: nodeRaw("sh", ["-c", "echo fallback; exit 5"]) });
+    const { viaNode, ...ours } = windowsLike._spawnSync(syncRequest("sh", ["-c", "echo fallback; exit 5"]));
+    assert.equal(viaNode, true, "marked as run by node:child_process");
+    assertSame({ ours, node: nodeRaw("sh", ["-c", "echo fallback; exit 5"]) });
   } finally {
     await windowsLike.shutdown();
   }
@@ -203,6 +205,8 @@ test("a host whose helper has no sync channel falls back to child_process", asyn
 
 test("inline mode gives the same result shape", async () => {
   const inline = hostFor("inline");
-  assertSame({ ours: inline._spawnSync(syncRequest("sh", ["-c", "echo x; exit 2"])), node: nodeRaw("sh", ["-c", "echo x; exit 2"]) });
+  const { viaNode, ...ours } = inline._spawnSync(syncRequest("sh", ["-c", "echo x; exit 2"]));
+  assert.equal(viaNode, true, "marked as run by node:child_process");
+  assertSame({ ours, node: nodeRaw("sh", ["-c", "echo x; exit 2"]) });
   await inline.shutdown();
 });
