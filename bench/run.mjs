@@ -19,7 +19,8 @@ await main({
   --quick               the short event-loop demo (40 launches of node -e "")
   --suite LIST          ${SUITES.join(",")} (default: all of them);
                         the flow suites of bench/flow.mjs are accepted too
-  --ways LIST           child_process,worker-host,spawnhost (default), or inline
+  --ways LIST           child_process,worker-host,spawnhost (default), or inline,
+                        drop-in (spawnhost/child_process), execa, execa-register (http)
   --n N                 launches per burst (event-loop 200, throughput 400)
   --concurrency C       launches in flight (default 8)
   --ballast-gib LIST    big-parent: GiB of Buffers held by the parent (default 0,1,4)

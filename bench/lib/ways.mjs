@@ -11,13 +11,16 @@ import { WorkerHost } from "../worker-host.mjs";
 import { findHelperPid } from "./procfs.mjs";
 
 export const ALL_WAYS = ["child_process", "worker-host", "spawnhost"];
-export const KNOWN_WAYS = [...ALL_WAYS, "inline"];
+export const KNOWN_WAYS = [...ALL_WAYS, "inline", "drop-in", "execa", "execa-register"];
 
 export const LABELS = {
   child_process: "node:child_process",
   "worker-host": "worker-thread host",
   spawnhost: "spawnhost (helper)",
   inline: "spawnhost (inline)",
+  "drop-in": "spawnhost/child_process",
+  execa: "execa on node:child_process",
+  "execa-register": "execa under --import spawnhost/register",
 };
 
 function childProcessWay() {
@@ -120,6 +123,56 @@ async function processHostWay(mode) {
   };
 }
 
+// The drop-in face: child_process's own API (a ChildProcess returned at once, `pid`
+// not read early), launched through the shared host's helper.
+async function dropInWay() {
+  const dropIn = await import("spawnhost/child_process");
+  const { promisify } = await import("node:util");
+  const execFile = promisify(dropIn.execFile);
+  await execFile("/bin/true", []);
+  return {
+    name: "drop-in",
+    launch(file, args, options = {}) {
+      const t0 = performance.now();
+      const done = execFile(file, args, options);
+      return { done, blockedMs: performance.now() - t0 };
+    },
+    spawn(file, args, options = {}) {
+      const t0 = performance.now();
+      const child = dropIn.spawn(file, args, options);
+      const blockedMs = performance.now() - t0;
+      const ready = new Promise((resolve, reject) => {
+        child.once("spawn", () => resolve(child));
+        child.once("error", reject);
+      });
+      return { ready, blockedMs };
+    },
+    helperPid: () => findHelperPid(),
+    async close() {},
+  };
+}
+
+// A library that calls node:child_process itself (execa), unchanged: plain, or with
+// spawnhost/register loaded first, as `node --import spawnhost/register` would. Only
+// execute-to-completion calls (the http suite's /run).
+async function execaWay(register) {
+  if (register) await import("spawnhost/register");
+  const { execa } = await import("execa");
+  return {
+    name: register ? "execa-register" : "execa",
+    launch(file, args, options = {}) {
+      const t0 = performance.now();
+      const done = execa(file, args, options).then(({ stdout, stderr }) => ({ stdout, stderr }));
+      return { done, blockedMs: performance.now() - t0 };
+    },
+    spawn() {
+      throw new TypeError("the execa ways run execute-to-completion suites only (http)");
+    },
+    helperPid: () => (register ? findHelperPid() : null),
+    async close() {},
+  };
+}
+
 /** Creates the way named `name`. */
 export async function makeWay(name) {
   switch (name) {
@@ -131,6 +184,11 @@ export async function makeWay(name) {
       return processHostWay("helper");
     case "inline":
       return processHostWay("inline");
+    case "drop-in":
+      return dropInWay();
+    case "execa":
+    case "execa-register":
+      return execaWay(name === "execa-register");
     default:
       throw new TypeError(`unknown way ${JSON.stringify(name)}; expected one of ${KNOWN_WAYS.join(", ")}`);
   }
