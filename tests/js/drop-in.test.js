@@ -179,3 +179,22 @@ test("a pid read before the helper answered waits through HostChild#_waitForPid,
     else delete HostChild.prototype._waitForPid;
   }
 });
+
+test("an abort right after spawn() emits error inside abort(), and a signal aborted before the call errs after spawn, as Node's", async () => {
+  const sequence = async (api, abortWhen) => {
+    const controller = new AbortController();
+    if (abortWhen === "before") controller.abort();
+    const child = api.spawn("sleep", ["5"], { signal: controller.signal });
+    const seen = [];
+    for (const event of ["spawn", "error", "exit", "close"]) child.on(event, () => seen.push(event));
+    if (abortWhen === "after") {
+      controller.abort();
+      seen.push("abort() returned");
+    }
+    await once(child, "close");
+    return [seen, child.killed, child.signalCode];
+  };
+  for (const when of ["after", "before"]) {
+    assert.deepEqual(await sequence(dropIn, when), await sequence(childProcess, when), `abort ${when} spawn()`);
+  }
+});

@@ -245,9 +245,10 @@ export class DropInChildProcess extends EventEmitter {
     this.once("exit", () => clearTimeout(timer));
   }
 
-  // The `signal` option as Node's spawn applies it, with one change: an abort before
-  // the process exists waits for `spawn`, where Node (whose process always exists by
-  // then) would act, so the events keep Node's order: spawn, error, exit, close.
+  // The `signal` option as Node's spawn applies it. An abort while the launch is on its
+  // way acts at once, as Node's (whose process exists by then) does: the kill waits for
+  // the process, the `error` is emitted inside abort(). A signal already aborted at the
+  // call acts at `spawn`, as Node's does on the tick after it: spawn, error, exit, close.
   #watchAbort(signal, killSignal) {
     const abort = {
       pending: false,
@@ -264,8 +265,7 @@ export class DropInChildProcess extends EventEmitter {
     };
     this.#abort = abort;
     const onAbort = () => {
-      if (this.#spawned) abort.act();
-      else if (!this.#settled) abort.pending = true;
+      if (!this.#settled) abort.act();
     };
     if (signal.aborted) {
       abort.pending = true;
