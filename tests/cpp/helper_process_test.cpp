@@ -15,7 +15,7 @@
 #include <fstream>
 #include <thread>
 
-#include "frame_decoder.hpp"
+#include "frame_stream.hpp"
 #include "process.hpp"
 #include "test_util.hpp"
 
@@ -35,6 +35,7 @@ class helper_client {
     const launch_context none;
     process_ = launch_process(r, none);
     EXPECT_FALSE(process_.error) << process_.error.message();
+    output_ = test::frame_stream(process_.stdio[1].get());
   }
   ~helper_client() {
     close_input();
@@ -56,28 +57,10 @@ class helper_client {
   void close_input() { process_.stdio[0].reset(); }
 
   // The next message as JSON, or null after 5 s or at end of output.
-  json next() {
-    while (messages_.empty()) {
-      pollfd p{process_.stdio[1].get(), POLLIN, 0};
-      if (poll(&p, 1, 5000) <= 0) return nullptr;
-      char buf[65536];
-      const ssize_t n = read(process_.stdio[1].get(), buf, sizeof buf);
-      if (n <= 0) return nullptr;
-      decoder_.feed(buf, static_cast<std::size_t>(n), [&](std::string_view body) {
-        messages_.push_back(test::to_json(msgpack::unpack(body.data(), body.size()).get()));
-      });
-    }
-    json m = messages_.front();
-    messages_.pop_front();
-    return m;
-  }
+  json next() { return output_.next(); }
   // Skips messages until one with this code arrives.
-  json next_of(int code) {
-    for (json m = next(); !m.is_null(); m = next()) {
-      if (m[0] == code) return m;
-    }
-    return nullptr;
-  }
+  json next_of(int code) { return output_.next_of(code); }
+
   exit_status wait_exit() {
     exit_status st;
     EXPECT_FALSE(reap_process(process_.pid, process_.exit_handle.get(), st));
@@ -87,8 +70,7 @@ class helper_client {
 
  private:
   launched_process process_;
-  frame_decoder decoder_;
-  std::deque<json> messages_;
+  test::frame_stream output_;
 };
 
 std::map<std::string, int> no_options() { return {}; }

@@ -13,7 +13,7 @@
 #include <deque>
 #include <thread>
 
-#include "frame_decoder.hpp"
+#include "frame_stream.hpp"
 #include "process.hpp"
 #include "test_util.hpp"
 
@@ -22,38 +22,7 @@ namespace {
 
 using nlohmann::json;
 
-// Reads frames from one descriptor, as JSON.
-class frame_stream {
- public:
-  explicit frame_stream(int fd) : fd_(fd) {}
-  // The next message, or null after 5 s or at end of file.
-  json next() {
-    while (messages_.empty()) {
-      pollfd p{fd_, POLLIN, 0};
-      if (poll(&p, 1, 5000) <= 0) return nullptr;
-      char buf[65536];
-      const ssize_t n = read(fd_, buf, sizeof buf);
-      if (n <= 0) return nullptr;
-      decoder_.feed(buf, static_cast<std::size_t>(n), [&](std::string_view body) {
-        messages_.push_back(test::to_json(msgpack::unpack(body.data(), body.size()).get()));
-      });
-    }
-    json m = messages_.front();
-    messages_.pop_front();
-    return m;
-  }
-  json next_of(int code) {
-    for (json m = next(); !m.is_null(); m = next()) {
-      if (m[0] == code) return m;
-    }
-    return nullptr;
-  }
-
- private:
-  int fd_;
-  frame_decoder decoder_;
-  std::deque<json> messages_;
-};
+using test::frame_stream;
 
 template <class... T>
 void send(int fd, const T&... fields) {
