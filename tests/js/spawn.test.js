@@ -140,7 +140,11 @@ for (const mode of modes()) {
       // The handles that keep the event loop alive (process and pipe wraps; timers and
       // immediates come and go with other work).
       const keepingAlive = () => process.getActiveResourcesInfo().filter((type) => type.endsWith("Wrap")).length;
-      const child = await host.spawn("sleep", ["10"], { stdio: "ignore" });
+      // A host of its own: a child of an earlier test still closing would share the
+      // helper's handles, and keep them referenced whatever this child does.
+      const own = hostFor(mode);
+      after(() => own.shutdown());
+      const child = await own.spawn("sleep", ["10"], { stdio: "ignore" });
       const referenced = keepingAlive();
       child.unref();
       const unreferenced = keepingAlive();
