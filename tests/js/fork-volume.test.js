@@ -90,10 +90,12 @@ for (const mode of modes()) {
         const relay = parentOf(child.pid); // the helper, or this process inline
         const chunk = "z".repeat(1024 * 1024);
         const start = { heap: liveHeap(), arrayBuffers: process.memoryUsage().arrayBuffers, relay: rssOf(relay) };
-        // What waits to be written sits in Buffers (arrayBuffers); the helper's memory is
-        // its RSS. Both are sampled while the child does not read.
+        // What waits to be written sits in Buffers (arrayBuffers, counted live: after a
+        // collection, as dead ones stay counted until one); the helper's memory is its
+        // RSS. Both are sampled while the child does not read.
         let peak = { arrayBuffers: 0, relay: 0 };
         const sample = () => {
+          collectGarbage();
           const { arrayBuffers } = process.memoryUsage();
           peak = { arrayBuffers: Math.max(peak.arrayBuffers, arrayBuffers - start.arrayBuffers), relay: Math.max(peak.relay, rssOf(relay) - start.relay) };
         };
