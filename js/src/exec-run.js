@@ -63,6 +63,10 @@ function collect({ child, launched }, request, resolve, reject, killChild = (sig
     const stdout = joined(stdoutChunks);
     const stderr = joined(stderrChunks);
     const flags = child._exitFlags ?? 0;
+    // The helper ended it for its timeout. Usually this thread's own timer has fired by
+    // now too, but not always: after this thread was blocked past the deadline, Node 26
+    // can read the child's end before it runs the expired timer.
+    if (flags & EXIT_FLAG.timed_out) timedOut = killedByUs = true;
     if (!failure && flags & (EXIT_FLAG.max_buffer_stdout | EXIT_FLAG.max_buffer_stderr)) {
       // The helper stopped relaying at maxBuffer bytes and killed the child.
       failure = maxBufferExceeded(flags & EXIT_FLAG.max_buffer_stdout ? "stdout" : "stderr");

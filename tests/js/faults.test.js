@@ -215,7 +215,9 @@ if (helperMode) {
       await new Promise((resolve) => setImmediate(resolve)); // the request leaves
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1500);
       const error = await call;
-      assert.deepEqual([error.code, error.signal, error.killed], [3, null, true]);
+      // killed: true when this thread's timer ran before the close was read; either
+      // order is Node's own (execFile's timer is cleared at close).
+      assert.deepEqual([error.code, error.signal], [3, null]);
     });
 
     test("a launch that throws after taking a request id gives the id back", async () => {
