@@ -6,7 +6,7 @@
 // --baseline also runs each mutant's tests unmutated first (they must pass), --keep
 // leaves the scratch copy in place. See scripts/mutants.
 import { execFileSync, spawn } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -33,6 +33,8 @@ function fail(message) {
 // A copy of every file git knows (tracked, or new and not ignored), as it is on disk.
 function scratchCopy() {
   const root = mkdtempSync(join(tmpdir(), "spawnhost-mutants-"));
+  // Readable by others: the RLIMIT_NPROC tests run the helper as another user.
+  chmodSync(root, 0o755);
   const files = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: repo, encoding: "utf8" })
     .split("\0").filter(Boolean);
   for (const file of files) {
