@@ -1,5 +1,5 @@
 // The operating-system side of a child: create, signal, reap. One implementation per
-// platform (process_posix.cpp, process_windows.cpp), chosen by CMake, so the logic
+// platform (posix/process.cpp, windows/process.cpp), chosen by CMake, so the logic
 // files above it contain no #ifdefs. os_handle.hpp comes from helper/posix or
 // helper/windows: a descriptor or a HANDLE.
 #pragma once

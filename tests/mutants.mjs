@@ -28,7 +28,7 @@ export const mutants = [
   {
     name: "helper's own PR_SET_PDEATHSIG removed",
     breaks: "the helper no longer learns of Node's death while its stdin is held open elsewhere",
-    edits: [{ file: "helper/process_posix.cpp", find: "  if (getppid() == origin.node_pid) prctl(PR_SET_PDEATHSIG, SIGTERM);", replace: "" }],
+    edits: [{ file: "helper/posix/process.cpp", find: "  if (getppid() == origin.node_pid) prctl(PR_SET_PDEATHSIG, SIGTERM);", replace: "" }],
     tests: ["orphans.test.js"],
     pattern: "holds the helper's stdin",
   },
@@ -105,7 +105,7 @@ export const mutants = [
   {
     name: "children lose PR_SET_PDEATHSIG",
     breaks: "a child outlives a helper that was SIGKILLed",
-    edits: [{ file: "helper/process_posix.cpp", find: "if (sys(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL) < 0) child_fail(a, \"prctl\");", replace: "" }],
+    edits: [{ file: "helper/posix/process.cpp", find: "if (sys(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL) < 0) child_fail(a, \"prctl\");", replace: "" }],
     tests: ["orphans.test.js"],
     pattern: "helper that is SIGKILLed",
   },
@@ -128,14 +128,14 @@ export const mutants = [
   {
     name: "env option ignored",
     breaks: "children get the helper's environment instead of the one asked for",
-    edits: [{ file: "helper/process_posix.cpp", find: "a.envp = r.options.env ? envp.data() : environ;", replace: "a.envp = environ;" }],
+    edits: [{ file: "helper/posix/process.cpp", find: "a.envp = r.options.env ? envp.data() : environ;", replace: "a.envp = environ;" }],
     tests: ["exec-file.test.js"],
     pattern: "env replaces",
   },
   {
     name: "exit codes flattened to 0 or 1",
     breaks: "a child's exit code is reported as 1 whatever it was",
-    edits: [{ file: "helper/process_posix.cpp", find: "if (info.si_code == CLD_EXITED) out.code = info.si_status;", replace: "if (info.si_code == CLD_EXITED) out.code = info.si_status ? 1 : 0;" }],
+    edits: [{ file: "helper/posix/process.cpp", find: "if (info.si_code == CLD_EXITED) out.code = info.si_status;", replace: "if (info.si_code == CLD_EXITED) out.code = info.si_status ? 1 : 0;" }],
     tests: ["exec-file.test.js"],
     pattern: "exit code 3",
   },
@@ -152,8 +152,8 @@ export const mutants = [
     name: "descriptors leak into children",
     breaks: "stdio socketpairs are made without close-on-exec and the child no longer sweeps descriptors before exec",
     edits: [
-      { file: "helper/process_posix.cpp", find: "if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p) < 0) return fail(\"pipe\", errno);", replace: "if (socketpair(AF_UNIX, SOCK_STREAM, 0, p) < 0) return fail(\"pipe\", errno);" },
-      { file: "helper/process_posix.cpp", find: "  sys(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);\n", replace: "" },
+      { file: "helper/posix/process.cpp", find: "if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p) < 0) return fail(\"pipe\", errno);", replace: "if (socketpair(AF_UNIX, SOCK_STREAM, 0, p) < 0) return fail(\"pipe\", errno);" },
+      { file: "helper/posix/process.cpp", find: "  sys(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);\n", replace: "" },
     ],
     tests: ["hygiene.test.js"],
     pattern: "inherit only their stdio",
