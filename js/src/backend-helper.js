@@ -2,6 +2,7 @@
 // current channel and starts a fresh one after the helper went away (option `restart`).
 import { Channel } from "./channel.js";
 import { HelperLaunch } from "./helper-launch.js";
+import { runExecCall } from "./exec-call.js";
 import { locateHelper } from "./locate-helper.js";
 import { fsError } from "./errors.js";
 import { spawnSyncInline, spawnSyncThroughHelper } from "./sync-launch.js";
@@ -37,6 +38,14 @@ export class HelperBackend {
   launch(request) {
     const launch = new HelperLaunch(this.#currentChannel(), request, this.#hooks);
     return { child: launch.child, launched: launch.launched };
+  }
+
+  /**
+   * Runs a plain exec request (isPlainExec) on the lean path: no child object.
+   * @returns {Promise<{ stdout: string|Buffer, stderr: string|Buffer }>}
+   */
+  execute(request) {
+    return runExecCall(this.#currentChannel(), request, this.#hooks);
   }
 
   /**

@@ -214,11 +214,17 @@ export class Channel {
   /** Sends one message; throws the channel's error when the helper is gone. */
   send(name, fields) {
     if (this.#gone) throw this.#gone;
+    this.sendFrame(encodeFrame(name, fields));
+  }
+
+  /** Sends one encoded frame (encodeFrame, encodeSpawnFrame); throws when the helper is gone. */
+  sendFrame(frame) {
+    if (this.#gone) throw this.#gone;
     // After shutdown() the helper's stdin is closed and it is ending every child on
     // its own; what the settling children still say (close_output, credit) is moot,
     // and writing it would fail and cut the helper's grace period short.
     if (this.#shutdownRequested && this.#input.writableEnded) return;
-    this.#write([encodeFrame(name, fields)]);
+    this.#write([frame]);
   }
 
   /**

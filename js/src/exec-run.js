@@ -11,6 +11,9 @@ import { asExecError, commandFailed, maxBufferExceeded } from "./errors.js";
  * @returns {Promise<{ stdout: string|Buffer, stderr: string|Buffer }>}
  */
 export function runToCompletion(backend, request) {
+  // The common call (no timeout, signal, input or completeWhen) has a lean path in
+  // helper mode: no child object and no streams (exec-call.js).
+  if (backend.execute && isPlainExec(request)) return backend.execute(request);
   return new Promise((resolve, reject) => {
     let launch;
     try {
@@ -21,6 +24,45 @@ export function runToCompletion(backend, request) {
     }
     collect(launch, request, resolve, reject);
   });
+}
+
+/** True for an exec request the helper backend may run on its lean path. */
+export function isPlainExec(request) {
+  return !(request.timeout > 0) && request.signal === undefined && request.input === undefined && request.completeWhen === undefined;
+}
+
+/**
+ * How an exec call ends, by Node's execFile rules, from what is known once its child
+ * closed: `{ value: { stdout, stderr } }` or `{ error }`.
+ * @param {object} request normalized by normalizeExecRequest
+ * @param {{ code: number|null|undefined, signal: string|null|undefined, flags: number, failure: Error|null,
+ *   timedOut: boolean, hostShutdown?: Error, killed: boolean, stdout: string|Buffer, stderr: string|Buffer }} end
+ *   failure: what already failed the call (maxBuffer, an error event); hostShutdown: shutdown() ended the child
+ */
+export function execOutcome(request, { code, signal, flags, failure, timedOut, hostShutdown, killed, stdout, stderr }) {
+  // The helper ended it for its timeout. Usually this thread's own timer has fired by
+  // now too, but not always: after this thread was blocked past the deadline, Node 26
+  // can read the child's end before it runs the expired timer.
+  if (flags & EXIT_FLAG.timed_out) timedOut = killed = true;
+  if (!failure && flags & (EXIT_FLAG.max_buffer_stdout | EXIT_FLAG.max_buffer_stderr)) {
+    // The helper stopped relaying at maxBuffer bytes and killed the child.
+    failure = maxBufferExceeded(flags & EXIT_FLAG.max_buffer_stdout ? "stdout" : "stderr");
+    killed = true;
+  }
+  if (!failure && code === 0 && signal === null) return { value: { stdout, stderr } };
+  // shutdown() ended it: the call fails for that reason, with how the child ended.
+  if (!failure && hostShutdown) failure = Object.assign(hostShutdown, { code, signal });
+  if (!failure) {
+    failure = commandFailed({
+      cmd: request.cmd, code: code < 0 ? getSystemErrorName(code) : code, signal, killed, stderr,
+    });
+  }
+  const error = asExecError(failure);
+  error.cmd = request.cmd;
+  error.stdout = stdout;
+  error.stderr = stderr;
+  error.timedOut = timedOut;
+  return { error };
 }
 
 /**
@@ -42,57 +84,26 @@ export function collectOutput(launch, request, resolve, reject, { kill } = {}) {
 // drop-in face passes its ChildProcess's kill, which waits for a process that does not
 // exist yet instead of cancelling its launch, as Node's child always exists by then.
 function collect({ child, launched }, request, resolve, reject, killChild = (signal) => child.kill(signal)) {
-  const { cmd, maxBuffer, killSignal } = request;
+  const { killSignal } = request;
   const encoding = request.encoding === "buffer" ? null : request.encoding;
-  const stdoutChunks = [];
-  const stderrChunks = [];
-  let stdoutLength = 0;
-  let stderrLength = 0;
+  const stdout = new ExecOutput(request);
+  const stderr = new ExecOutput(request);
   let killedByUs = false;
   let timedOut = false;
   let settled = false;
   let failure = null;
   let timer = null;
 
-  const joined = (chunks) => (encoding ? chunks.join("") : Buffer.concat(chunks));
-
   function settle(code, signal) {
     if (settled) return;
     settled = true;
     clearTimeout(timer);
-    const stdout = joined(stdoutChunks);
-    const stderr = joined(stderrChunks);
-    const flags = child._exitFlags ?? 0;
-    // The helper ended it for its timeout. Usually this thread's own timer has fired by
-    // now too, but not always: after this thread was blocked past the deadline, Node 26
-    // can read the child's end before it runs the expired timer.
-    if (flags & EXIT_FLAG.timed_out) timedOut = killedByUs = true;
-    if (!failure && flags & (EXIT_FLAG.max_buffer_stdout | EXIT_FLAG.max_buffer_stderr)) {
-      // The helper stopped relaying at maxBuffer bytes and killed the child.
-      failure = maxBufferExceeded(flags & EXIT_FLAG.max_buffer_stdout ? "stdout" : "stderr");
-      killedByUs = true;
-    }
-    if (!failure && code === 0 && signal === null) {
-      resolve({ stdout, stderr });
-      return;
-    }
-    // shutdown() ended it: the call fails for that reason, with how the child ended.
-    if (!failure && child._hostShutdown) failure = Object.assign(child._hostShutdown, { code, signal });
-    if (!failure) {
-      failure = commandFailed({
-        cmd,
-        code: code < 0 ? getSystemErrorName(code) : code,
-        signal,
-        killed: child.killed || killedByUs,
-        stderr,
-      });
-    }
-    failure = asExecError(failure);
-    failure.cmd = cmd;
-    failure.stdout = stdout;
-    failure.stderr = stderr;
-    failure.timedOut = timedOut;
-    reject(failure);
+    const outcome = execOutcome(request, {
+      code, signal, flags: child._exitFlags ?? 0, failure, timedOut, hostShutdown: child._hostShutdown,
+      killed: child.killed || killedByUs, stdout: stdout.joined(), stderr: stderr.joined(),
+    });
+    if (outcome.error) reject(outcome.error);
+    else resolve(outcome.value);
   }
 
   function kill() {
@@ -126,30 +137,23 @@ function collect({ child, launched }, request, resolve, reject, killChild = (sig
     }, request.timeout);
   }
 
-  const gather = (stream, chunks, name) => {
+  const gather = (stream, output, name) => {
     if (!stream) return;
     if (encoding) stream.setEncoding(encoding);
     stream.on("data", (chunk) => {
       if (settled) return;
-      // Nothing to count against an Infinity cap, but the JSON check below still runs.
-      const length = maxBuffer === Infinity ? 0 : encoding ? Buffer.byteLength(chunk, encoding) : chunk.length;
-      const before = name === "stdout" ? stdoutLength : stderrLength;
-      if (name === "stdout") stdoutLength += length; else stderrLength += length;
-      if (before + length > maxBuffer) {
-        chunks.push(chunk.slice(0, maxBuffer - before));
+      if (!output.add(chunk)) {
         failure = maxBufferExceeded(name);
         kill();
-      } else {
-        chunks.push(chunk);
       }
-      if (name === "stdout" && request.completeWhen === "stdout-json") checkJsonComplete();
+      if (output === stdout && request.completeWhen === "stdout-json") checkJsonComplete();
     });
   };
 
   // completeWhen "stdout-json": some clients print their answer and then linger.
   function checkJsonComplete() {
     if (failure) return;
-    const text = encoding ? stdoutChunks.join("") : Buffer.concat(stdoutChunks).toString();
+    const text = encoding ? stdout.joined() : stdout.joined().toString();
     if (text.trim() === "") return;
     try {
       JSON.parse(text);
@@ -158,14 +162,14 @@ function collect({ child, launched }, request, resolve, reject, killChild = (sig
     }
     settled = true;
     clearTimeout(timer);
-    resolve({ stdout: joined(stdoutChunks), stderr: joined(stderrChunks) });
+    resolve({ stdout: stdout.joined(), stderr: stderr.joined() });
     child.stdout?.destroy();
     child.stderr?.destroy();
     try { child.kill(killSignal); } catch { /* already gone */ }
   }
 
-  gather(child.stdout, stdoutChunks, "stdout");
-  gather(child.stderr, stderrChunks, "stderr");
+  gather(child.stdout, stdout, "stdout");
+  gather(child.stderr, stderr, "stderr");
   child.on("close", (code, signal) => settle(code, signal));
   child.on("error", onError);
   // A launch that failed the way child_process.spawn() throws (ENOTDIR, E2BIG, EPERM)
@@ -184,4 +188,46 @@ function collect({ child, launched }, request, resolve, reject, killChild = (sig
     child.stdin.end(request.input);
   }
   child._release();
+}
+
+/**
+ * One output of an exec call, kept up to maxBuffer the way Node's execFile keeps it:
+ * counted in bytes of the encoding, a chunk that crosses the cap is cut to fit.
+ */
+export class ExecOutput {
+  #chunks = [];
+  #length = 0;
+  #maxBuffer;
+  #encoding;
+
+  /** @param {{ maxBuffer: number, encoding: string }} request */
+  constructor({ maxBuffer, encoding }) {
+    this.#maxBuffer = maxBuffer;
+    this.#encoding = encoding === "buffer" ? null : encoding;
+  }
+
+  /**
+   * Keeps a chunk: a string when the request has an encoding, else a Buffer.
+   * @returns {boolean} false when the chunk crossed maxBuffer (the part that fits is kept)
+   */
+  add(chunk) {
+    // Nothing to count against an Infinity cap.
+    if (this.#maxBuffer === Infinity) {
+      this.#chunks.push(chunk);
+      return true;
+    }
+    const before = this.#length;
+    this.#length += this.#encoding ? Buffer.byteLength(chunk, this.#encoding) : chunk.length;
+    if (this.#length > this.#maxBuffer) {
+      this.#chunks.push(chunk.slice(0, this.#maxBuffer - before));
+      return false;
+    }
+    this.#chunks.push(chunk);
+    return true;
+  }
+
+  /** Everything kept: a string, or a Buffer for encoding "buffer". */
+  joined() {
+    return this.#encoding ? this.#chunks.join("") : Buffer.concat(this.#chunks);
+  }
 }

@@ -6,6 +6,7 @@ import { HelperInput, HelperOutput, OUTPUT_CREDIT } from "./helper-streams.js";
 import { HelperIpc } from "./helper-ipc.js";
 import { EXIT_FLAG } from "./protocol-generated.js";
 import { spawnRequestOptions } from "./spawn-request.js";
+import { encodeSpawnFrame } from "./spawn-frame.js";
 import { awaitSpawnedPid } from "./sync-launch.js";
 import { AbortError, ProtocolError, spawnFailure } from "./errors.js";
 
@@ -137,7 +138,7 @@ export class HelperLaunch {
       });
       this.#state = "launching";
       try {
-        this.#channel.send("spawn", [this.#id, this.#request.spawnfile, this.#request.spawnargs.slice(1), spawnRequestOptions(this.#request)]);
+        this.#channel.sendFrame(encodeSpawnFrame(this.#id, this.#request.spawnfile, this.#request.spawnargs.slice(1), spawnRequestOptions(this.#request)));
       } catch (error) {
         // Arguments and environment too big for one frame: exec would refuse them too
         // (beyond ARG_MAX), so report what child_process reports.

@@ -44,10 +44,14 @@ export class ProcessHost {
    * @param {number} [options.helperTimeoutMs] how long the helper may owe an answer (its
    *   hello at start, a liveness check while calls wait on it, its end after shutdown's
    *   grace) before it counts as stopped or hung and is killed (default 10000)
+   * @param {boolean} [options.trackEnv] a launch without `env` re-reads process.env only after
+   *   JavaScript wrote to it (process.env becomes a transparent Proxy that counts writes);
+   *   changes made outside JavaScript (native setenv, a SHARE_ENV worker) are then not
+   *   seen. Default false: process.env is read at every launch (docs/performance.md)
    */
   constructor(options = {}) {
     if (options === null || typeof options !== "object") throw invalidOption("options", options, "an object");
-    const { mode = "helper", maxLaunchThreads, onLaunch, onUnhandledChildError = warnUnhandledChildError, restart = true, helperPath, fallback = "inline", killGraceMs = 5000, helperPlatform = process.platform, helperTimeoutMs = DEFAULT_ANSWER_MS } = options;
+    const { mode = "helper", maxLaunchThreads, onLaunch, onUnhandledChildError = warnUnhandledChildError, restart = true, helperPath, fallback = "inline", killGraceMs = 5000, helperPlatform = process.platform, helperTimeoutMs = DEFAULT_ANSWER_MS, trackEnv = false } = options;
     if (mode !== "helper" && mode !== "inline") throw invalidOption("mode", mode, "\"helper\" or \"inline\"", "ERR_INVALID_ARG_VALUE");
     if (maxLaunchThreads !== undefined && !(Number.isInteger(maxLaunchThreads) && maxLaunchThreads >= 1 && maxLaunchThreads <= 1024)) {
       throw invalidOption("maxLaunchThreads", maxLaunchThreads, "an integer from 1 to 1024", "ERR_OUT_OF_RANGE");
@@ -56,6 +60,7 @@ export class ProcessHost {
       if (fn !== undefined && typeof fn !== "function") throw invalidOption(name, fn, "a function");
     }
     if (typeof restart !== "boolean") throw invalidOption("restart", restart, "a boolean");
+    if (typeof trackEnv !== "boolean") throw invalidOption("trackEnv", trackEnv, "a boolean");
     if (!(Number.isInteger(killGraceMs) && killGraceMs >= 0 && killGraceMs <= 2 ** 31 - 1)) {
       throw invalidOption("killGraceMs", killGraceMs, "a non-negative integer", "ERR_OUT_OF_RANGE");
     }
@@ -71,7 +76,7 @@ export class ProcessHost {
     }
     this.#mode = mode === "helper" && fallback === "inline" && shouldFallBackToInline(helperPath) ? "inline" : mode;
     // Inline mode has child_process's IPC on every platform; the Windows helper has none.
-    this.#platform = { platform: helperPlatform, ipcAvailable: this.#mode === "inline" || helperPlatform !== "win32" };
+    this.#platform = { platform: helperPlatform, ipcAvailable: this.#mode === "inline" || helperPlatform !== "win32", trackEnv };
     const hooks = { onLaunch, onUnhandledChildError };
     this.#backend = this.#mode === "inline"
       ? new InlineBackend(hooks)

@@ -4,6 +4,7 @@
 // normalizeExecArgs) so that spawnfile/spawnargs/cmd/env come out exactly as Node's.
 import { constants as osConstants } from "node:os";
 import { fileURLToPath } from "node:url";
+import { readProcessEnv, trackedProcessEnv } from "./process-env.js";
 import { invalidOption, ipcOnePipe, ipcRequired, nulByteInOption } from "./errors.js";
 
 const SIGNAL_NAME_BY_NUMBER = new Map(Object.entries(osConstants.signals).map(([name, n]) => [n, name]));
@@ -48,16 +49,16 @@ export function splitArguments(args, options) {
  * @param {string} file
  * @param {string[]} args
  * @param {object} options
- * @param {{ viaExec?: boolean, platform?: string }} [how] viaExec: `file` is exec's command
+ * @param {{ viaExec?: boolean, platform?: string, trackEnv?: boolean }} [how] viaExec: `file` is exec's command
  *   string; platform: the helper's (shell rules), default this process's
  */
-export function normalizeExecRequest(file, args, options, { viaExec = false, platform = process.platform } = {}) {
+export function normalizeExecRequest(file, args, options, { viaExec = false, platform = process.platform, trackEnv = false } = {}) {
   checkObject("options", options);
   if (viaExec) {
     checkString("command", file);
     options = { ...options, shell: typeof options.shell === "string" ? options.shell : true };
   }
-  const request = normalizeCommon("exec", file, args, options, platform);
+  const request = normalizeCommon("exec", file, args, options, platform, trackEnv);
   request.cmd = viaExec ? file : [file, ...args].join(" ");
   request.maxBuffer = optional(options.maxBuffer, DEFAULT_MAX_BUFFER, (v) => {
     if (typeof v !== "number" || Number.isNaN(v) || v < 0) throw invalidOption("maxBuffer", v, "a non-negative number");
@@ -83,9 +84,9 @@ export function normalizeExecRequest(file, args, options, { viaExec = false, pla
  * Normalizes a spawn call. `request.stdio` is always fds 0-2; `request.ipc` says
  * whether fd 3 is an IPC channel, with `request.serialization`.
  */
-export function normalizeSpawnRequest(file, args, options, { platform = process.platform, ipcAvailable = platform !== "win32" } = {}) {
+export function normalizeSpawnRequest(file, args, options, { platform = process.platform, ipcAvailable = platform !== "win32", trackEnv = false } = {}) {
   checkObject("options", options);
-  const request = normalizeCommon("spawn", file, args, options, platform);
+  const request = normalizeCommon("spawn", file, args, options, platform, trackEnv);
   const { stdio, ipc } = normalizeStdio(options.stdio);
   if (ipc && !ipcAvailable) throw ipcOnWindows();
   request.stdio = stdio;
@@ -102,7 +103,7 @@ export function normalizeSpawnRequest(file, args, options, { platform = process.
  * its arguments execArgv + modulePath + args, and stdio gains an "ipc" entry.
  * @param {string|URL} modulePath
  */
-export function normalizeForkRequest(modulePath, args, options, { platform = process.platform, ipcAvailable = platform !== "win32" } = {}) {
+export function normalizeForkRequest(modulePath, args, options, { platform = process.platform, ipcAvailable = platform !== "win32", trackEnv = false } = {}) {
   if (!ipcAvailable) throw ipcOnWindows();
   if (modulePath instanceof URL) modulePath = fileURLToPath(modulePath);
   else if (Buffer.isBuffer(modulePath)) modulePath = modulePath.toString();
@@ -124,7 +125,7 @@ export function normalizeForkRequest(modulePath, args, options, { platform = pro
   if (typeof stdio === "string") stdio = [...normalizeStdio(stdio).stdio, "ipc"];
   else if (!Array.isArray(stdio)) stdio = options.silent ? ["pipe", "pipe", "pipe", "ipc"] : ["inherit", "inherit", "inherit", "ipc"];
   else if (!stdio.includes("ipc")) throw ipcRequired();
-  return normalizeSpawnRequest(execPath, [...execArgv, modulePath, ...args], { ...options, shell: false, stdio }, { platform, ipcAvailable });
+  return normalizeSpawnRequest(execPath, [...execArgv, modulePath, ...args], { ...options, shell: false, stdio }, { platform, ipcAvailable, trackEnv });
 }
 
 // Node's channel on Windows is a named pipe with a protocol of its own; the Windows
@@ -136,7 +137,7 @@ function ipcOnWindows() {
   return error;
 }
 
-function normalizeCommon(kind, file, args, options, platform) {
+function normalizeCommon(kind, file, args, options, platform, trackEnv) {
   checkString("file", file);
   if (file.length === 0) throw invalidOption("file", file, "a non-empty string", "ERR_INVALID_ARG_VALUE");
   if (!Array.isArray(args)) throw invalidOption("args", args, "an array of strings", "ERR_INVALID_ARG_VALUE");
@@ -171,7 +172,7 @@ function normalizeCommon(kind, file, args, options, platform) {
   }
   spawnargs.unshift(argv0 ?? spawnfile);
 
-  const env = normalizeEnv(options.env);
+  const env = normalizeEnv(options.env, trackEnv);
   const killSignal = signalName(options.killSignal ?? "SIGTERM", "killSignal");
   return {
     kind,
@@ -203,8 +204,8 @@ function normalizeCommon(kind, file, args, options, platform) {
 // `env` defaults to process.env as it is at call time. Keys from the prototype chain
 // count and undefined values are dropped, as in child_process. `object` is what inline
 // mode hands child_process: undefined for the default, which child_process reads itself.
-function normalizeEnv(envOption) {
-  if (envOption == null) return { object: undefined, pairs: processEnvPairs() };
+function normalizeEnv(envOption, trackEnv) {
+  if (envOption == null) return { object: undefined, pairs: trackEnv ? trackedProcessEnv() : readProcessEnv() };
   checkObject("env", envOption);
   const object = {};
   const pairs = [];
@@ -222,15 +223,6 @@ function normalizeEnv(envOption) {
     pairs.push(`NODE_V8_COVERAGE=${process.env.NODE_V8_COVERAGE}`);
   }
   return { object, pairs };
-}
-
-// process.env as it is now, as KEY=VALUE. Every read of it calls into C++, and one
-// Object.entries is the cheapest way through; its keys and values are C strings
-// underneath (Node cuts a value at its first NUL byte), so there is nothing to check.
-function processEnvPairs() {
-  const pairs = [];
-  for (const [key, value] of Object.entries(process.env)) pairs.push(`${key}=${value}`);
-  return pairs;
 }
 
 function inheritedEntries(object) {
