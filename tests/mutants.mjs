@@ -67,7 +67,7 @@ export const mutants = [
   {
     name: "completeWhen skipped with maxBuffer Infinity",
     breaks: "completeWhen \"stdout-json\" waits for the child's end when maxBuffer is Infinity",
-    edits: [{ file: "js/src/exec-run.js", find: "      if (name === \"stdout\" && request.completeWhen === \"stdout-json\") checkJsonComplete();", replace: "      if (name === \"stdout\" && request.completeWhen === \"stdout-json\" && maxBuffer !== Infinity) checkJsonComplete();" }],
+    edits: [{ file: "js/src/exec-run.js", find: "      if (output === stdout && request.completeWhen === \"stdout-json\") checkJsonComplete();", replace: "      if (output === stdout && request.completeWhen === \"stdout-json\" && request.maxBuffer !== Infinity) checkJsonComplete();" }],
     tests: ["exec-file.test.js"],
     pattern: "completeWhen",
   },
@@ -142,7 +142,7 @@ export const mutants = [
   {
     name: "maxBuffer off by one in Node",
     breaks: "output of exactly maxBuffer bytes is refused",
-    edits: [{ file: "js/src/exec-run.js", find: "if (before + length > maxBuffer) {", replace: "if (before + length >= maxBuffer) {" }],
+    edits: [{ file: "js/src/exec-run.js", find: "if (this.#length > this.#maxBuffer) {", replace: "if (this.#length >= this.#maxBuffer) {" }],
     tests: ["exec-file.test.js"],
     pattern: "exactly at maxBuffer",
     modes: "inline",
@@ -284,5 +284,54 @@ export const mutants = [
     tests: ["drop-in.test.js"],
     pattern: "abort right after spawn",
     modes: "inline,helper",
+  },
+  // The lean launch path (issue 15).
+  {
+    name: "lean exec: oversized frame not reported as E2BIG",
+    breaks: "a plain execFile too big for one frame fails with another code than exec's",
+    edits: [{ file: "js/src/exec-call.js", find: "error.category === \"oversized\") this.#spawnError(\"E2BIG\");", replace: "error.category === \"oversized\") this.#spawnError(\"EINVAL\");" }],
+    tests: ["exec-file.test.js"],
+    pattern: "4 MiB frame limit",
+  },
+  {
+    name: "lean exec: onLaunch times in microseconds",
+    breaks: "a plain execFile reports createMs and queuedMs in the helper's microseconds",
+    edits: [{ file: "js/src/exec-call.js", find: "createMs: createUs / 1000, queuedMs: queuedUs / 1000", replace: "createMs: createUs, queuedMs: queuedUs" }],
+    tests: ["lifecycle.test.js"],
+    pattern: "onLaunch",
+  },
+  {
+    name: "lean exec: request id kept after a throw",
+    breaks: "a plain execFile that throws after taking an id leaves the id taken",
+    edits: [{ file: "js/src/exec-call.js", find: "      this.#channel.release(this.#id);\n      // Arguments and environment", replace: "      // Arguments and environment" }],
+    tests: ["faults.test.js"],
+    pattern: "gives the id back",
+  },
+  {
+    name: "env values unread when the names are the same",
+    breaks: "a launch does not see a variable changed in place (same names, another value)",
+    edits: [{ file: "js/src/process-env.js", find: "if (same && (keys[i] !== lastKeys[i] || values[i] !== lastValues[i])) same = false;", replace: "if (same && keys[i] !== lastKeys[i]) same = false;" }],
+    tests: ["process-env.test.js"],
+    modes: "inline,helper",
+  },
+  {
+    name: "trackEnv misses defineProperty",
+    breaks: "with trackEnv, a variable set with Object.defineProperty is not seen by the next launch",
+    edits: [{ file: "js/src/process-env.js", find: "    defineProperty: (target, key, descriptor) => wrote(Reflect.defineProperty(target, key, descriptor)),\n", replace: "" }],
+    tests: ["process-env.test.js"],
+    pattern: "every way",
+  },
+  {
+    name: "trackEnv misses loadEnvFile",
+    breaks: "with trackEnv, variables loaded by process.loadEnvFile() are not seen",
+    edits: [{ file: "js/src/process-env.js", find: "      } finally {\n        state.writes++;\n      }", replace: "      } finally {\n        void state;\n      }" }],
+    tests: ["process-env.test.js"],
+    pattern: "loadEnvFile",
+  },
+  {
+    name: "spawn frame reuses a stale environment",
+    breaks: "a launch after process.env changed is sent the previous environment's bytes",
+    edits: [{ file: "js/src/spawn-frame.js", find: "if (env !== cachedEnv) {", replace: "if (cachedEnv === null) {" }],
+    tests: ["spawn-frame.test.js", "process-env.test.js"],
   },
 ];
