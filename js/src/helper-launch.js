@@ -1,9 +1,9 @@
 // One launch in helper mode: sends the spawn request, turns the helper's messages about
-// its id into HostChild state, events and stream data, and gives child_process's
-// `close` semantics (after exit and after every piped output has closed).
+// its id into HostChild state and events, and gives child_process's `close` semantics
+// (after exit and after every piped output has closed). How the child's streams relay
+// is launch-relay.js.
 import { HostChild, watchAbortSignal } from "./host-child.js";
-import { HelperInput, HelperOutput, OUTPUT_CREDIT } from "./helper-streams.js";
-import { HelperIpc } from "./helper-ipc.js";
+import { LaunchRelay } from "./launch-relay.js";
 import { EXIT_FLAG } from "./protocol-generated.js";
 import { spawnRequestOptions } from "./spawn-request.js";
 import { encodeSpawnFrame } from "./spawn-frame.js";
@@ -29,16 +29,14 @@ export class HelperLaunch {
   #state = "starting";
   #pendingKill = null;
   #abortedBeforeCall = false;
-  // stdin writes made before the spawn request went out (execFile's `input`).
-  #early = [];
+  /** @type {LaunchRelay} */
+  #relay;
   #refHeld = false;
   #closesNeeded = 1;
   // Messages the helper still owes about this id (exit, one eof per piped output);
   // the id may be reused only after all of them.
   #helperOwes = 1;
   #launchedSettle;
-  /** @type {HelperIpc|null} */
-  #ipc = null;
   #launchDeadline = null;
   // Given up before the helper answered (launch deadline): the id stays ours, and what
   // the helper still says about it is only counted, until it has said all of it.
@@ -63,13 +61,17 @@ export class HelperLaunch {
         kill: (signal) => this.#kill(signal),
         ref: () => this.#ref(),
         unref: () => this.#unref(),
-        send: (message, callback) => this.#ipc.send(message, callback),
-        disconnect: () => this.#ipc.disconnect(),
+        send: (message, callback) => this.#relay.ipc.send(message, callback),
+        disconnect: () => this.#relay.ipc.disconnect(),
         waitForPid: () => this.#waitForPid(),
       },
     });
-    this.#createStdio();
-    if (request.ipc) this.#createIpc();
+    this.#relay = new LaunchRelay(channel, request, this.child, {
+      onStreamClosed: () => this.#maybeClose(),
+      owesMore: () => this.#helperOwes > 0,
+    });
+    this.#closesNeeded += this.#relay.streams;
+    this.#helperOwes += this.#relay.streams;
     this.#ref();
     if (request.signal?.aborted) {
       // Aborted before the call: it never starts. Decided here, synchronously, so the
@@ -84,44 +86,6 @@ export class HelperLaunch {
       this.#launchDeadline.unref();
     }
     channel.ready.then(() => this.#sendSpawn(), (error) => this.#onGone(error));
-  }
-
-  #createStdio() {
-    const [stdinKind, stdoutKind, stderrKind] = this.#request.stdio;
-    const stdin = stdinKind === "pipe" ? new HelperInput({
-      send: (bytes, onFlushed) => this.#writeStdin(bytes, onFlushed),
-      end: () => this.#sendForChild("end"),
-    }) : null;
-    const output = (kind, fd) => {
-      if (kind !== "pipe") return null;
-      const credit = this.#request.kind === "spawn" ? OUTPUT_CREDIT : undefined;
-      const stream = new HelperOutput({ credit, grant: (bytes) => this.#grant(fd, bytes) });
-      this.#closesNeeded++;
-      this.#helperOwes++;
-      stream.on("close", () => {
-        // A destroyed output closes the pipe in the helper, as Node closes its end: a
-        // child that writes on gets EPIPE/SIGPIPE instead of blocking on a full pipe
-        // (and execFile's timeout is not held up by a grandchild keeping it open).
-        if (!stream.readableEnded) this.#closeOutput(fd);
-        this.#maybeClose();
-      });
-      return stream;
-    };
-    this.child._attachStdio(stdin, output(stdoutKind, 1), output(stderrKind, 2));
-  }
-
-  // The channel is one more stream the helper reports the end of, and `close` waits for.
-  #createIpc() {
-    this.#ipc = new HelperIpc({
-      child: this.child,
-      serialization: this.#request.serialization,
-      sendFrame: (name, field) => {
-        try { this.#sendForChild(name, field); } catch { /* helper gone: onGone settles */ }
-      },
-      grant: (bytes) => this.#grant(3, bytes),
-    });
-    this.#closesNeeded++;
-    this.#helperOwes++;
   }
 
   #sendSpawn() {
@@ -146,8 +110,7 @@ export class HelperLaunch {
         this.#onSpawnError("E2BIG", "queue");
         return;
       }
-      // The helper holds input that arrives before the process exists.
-      for (const [name, bytes] of this.#early.splice(0)) this.#sendForChild(name, bytes);
+      this.#relay.open(this.#id);
     } catch (error) {
       // Whatever failed after the id was taken, the id must not stay taken.
       if (this.#state === "launching" && !this.#channel.gone) this.#releaseId();
@@ -176,25 +139,19 @@ export class HelperLaunch {
 
   #onMessage(name, values) {
     if (this.#abandoned) return this.#absorb(name);
+    if (this.#relay.receive(name, values)) {
+      if (name !== "eof") return;
+      // An output's end closes its stream, which counts towards `close` as it closes;
+      // the IPC channel has no stream: its end counts now.
+      if (values[1] === 3) this.#maybeClose();
+      return this.#helperPaid();
+    }
     switch (name) {
       case "spawned": return this.#onSpawned(values);
       case "spawn_error": return this.#onSpawnError(values[1], values[2]);
-      case "data": return values[1] === 3 ? this.#ipc?.receive(values[2]) : this.#output(values[1])?._receive(values[2]);
-      case "eof":
-        if (values[1] === 3) {
-          this.#ipc?.eof();
-          this.#maybeClose();
-        } else {
-          this.#output(values[1])?._eof();
-        }
-        return this.#helperPaid();
       case "exit":
         this.#onExit(values[1], values[2], values[3]);
         return this.#helperPaid();
-      case "written": return this.child.stdin?._acknowledge(values[1]);
-      case "stdin_error": return this.child.stdin?._fail(values[1]);
-      case "sent": return this.#ipc?.acknowledge(values[1]);
-      case "send_error": return this.#ipc?.fail(values[1]);
       case "error": return this.#onRequestRejected(values[2]);
     }
   }
@@ -203,7 +160,7 @@ export class HelperLaunch {
     clearTimeout(this.#launchDeadline);
     this.#state = "running";
     this.child.pid = pid;
-    if (this.#ipc) this.child._openChannel();
+    if (this.#relay.ipc) this.child._openChannel();
     this.child._deliver("spawn");
     this.#launchedSettle.resolve();
     this.#onLaunch?.({ kind: this.#request.kind, file: this.#request.spawnfile, createMs: createUs / 1000, queuedMs: queuedUs / 1000 });
@@ -323,12 +280,12 @@ export class HelperLaunch {
     if (this.#state === "exited") {
       // How the child ended is known (a grandchild may hold its pipes): no error, only
       // the end of what it can no longer send.
-      this.#ipc?.gone(error);
+      this.#relay.ipc?.gone(error);
       this.#closeNow();
       return;
     }
     this.child._deliver("error", error);
-    this.#ipc?.gone(error);
+    this.#relay.ipc?.gone(error);
     this.child.stdin?.destroy();
     this.child.stdout?.destroy();
     this.child.stderr?.destroy();
@@ -379,46 +336,11 @@ export class HelperLaunch {
   #finish() {
     clearTimeout(this.#launchDeadline);
     this.#state = "closed";
+    this.#relay.close();
     if (this.#refHeld) {
       this.#refHeld = false;
       this.#channel.unref();
     }
-  }
-
-  // stdin bytes go out uncopied; `onFlushed` tells the stream when the caller's buffer
-  // is free again. Before the process exists they wait here, as a copy.
-  #writeStdin(bytes, onFlushed) {
-    if (this.#state === "starting") {
-      this.#early.push(["write", Buffer.from(bytes)]);
-      process.nextTick(onFlushed);
-    } else if (this.#id !== 0 && this.#state !== "closed") {
-      this.#channel.sendBytes("write", this.#id, bytes, onFlushed);
-    } else {
-      process.nextTick(onFlushed);
-    }
-  }
-
-  #sendForChild(name, bytes) {
-    if (this.#state === "starting") this.#early.push([name, bytes]);
-    else if (this.#id === 0 || this.#state === "closed") return;
-    // IPC chunks are our own serialized buffers, never reused: they go out uncopied.
-    else if (name === "send") this.#channel.sendBytes(name, this.#id, bytes, () => {});
-    else this.#channel.send(name, bytes === undefined ? [this.#id] : [this.#id, bytes]);
-  }
-
-  #output(fd) {
-    return fd === 1 ? this.child.stdout : fd === 2 ? this.child.stderr : null;
-  }
-
-  #grant(fd, bytes) {
-    // Output may still arrive after exit, until its eof: grant while the helper owes it.
-    if (this.#id === 0 || this.#helperOwes === 0) return;
-    try { this.#channel.send("credit", [this.#id, fd, bytes]); } catch { /* helper gone: onGone settles */ }
-  }
-
-  #closeOutput(fd) {
-    if (this.#state !== "starting" && (this.#id === 0 || this.#helperOwes === 0)) return;
-    try { this.#sendForChild("close_output", fd); } catch { /* helper gone: onGone settles */ }
   }
 
   #kill(signal) {
