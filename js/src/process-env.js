@@ -12,9 +12,10 @@
 
 // The object Node made: its keys and values are C strings underneath (Node cuts a
 // value at its first NUL byte), so there is nothing to check. Code that replaced
-// process.env with an object of its own (some test runners do) gets child_process's
-// rules for any object: inherited keys count, undefined values are left out.
+// process.env with an object of its own (some test runners do) gets what this Node
+// version's child_process gives it.
 const nodeEnv = process.env;
+const NODE_MAJOR = Number(process.versions.node.split(".")[0]);
 let lastKeys = [];
 let lastValues = [];
 let lastPairs = Object.freeze([]);
@@ -24,8 +25,13 @@ let lastPairs = Object.freeze([]);
  * @returns {string[]}
  */
 export function readProcessEnv() {
-  const env = process.env;
-  if (env !== nodeEnv && env !== tracking?.proxy) return objectEnvPairs(env);
+  let env = process.env;
+  if (env !== nodeEnv && env !== tracking?.proxy) {
+    // Replaced by code of its own: child_process's reading of that changed across versions.
+    if (NODE_MAJOR < 22) return objectEnvPairs(env); // every enumerable key, inherited too
+    if (NODE_MAJOR < 26) return objectEnvPairs({ ...env }); // own keys only
+    env = nodeEnv; // Node 26 reads its own environment, whatever process.env now is
+  }
   // The cheapest exact read: own names (process.env has only enumerable ones, and no
   // per-key attribute query is made for them), then one getter call per name.
   const keys = Object.getOwnPropertyNames(env);
