@@ -17,14 +17,18 @@ export class HelperBackend {
   #helperPath;
   #answerMs;
   #platform;
+  /** normalized by transport.js; null for the local helper */
+  #transport;
   /** @type {Channel|null} */
   #channel = null;
 
   /**
    * @param {{ onLaunch?: Function, onUnhandledChildError: Function, maxLaunchThreads?: number,
-   *   restart: boolean, helperPath?: string, killGraceMs: number, answerMs: number, platform: string }} options
+   *   restart: boolean, helperPath?: string, killGraceMs: number, answerMs: number, platform: string,
+   *   transport?: object|null }} options
    */
-  constructor({ onLaunch, onUnhandledChildError, maxLaunchThreads, restart, helperPath, killGraceMs, answerMs, platform }) {
+  constructor({ onLaunch, onUnhandledChildError, maxLaunchThreads, restart, helperPath, killGraceMs, answerMs, platform, transport = null }) {
+    this.#transport = transport;
     this.#killGraceMs = killGraceMs;
     this.#answerMs = answerMs;
     this.#platform = platform;
@@ -83,6 +87,26 @@ export class HelperBackend {
     }
   }
 
+  /**
+   * Where the helper runs, once it said hello (starting it if none runs): for a
+   * transport with bootstrap, the remote's OS and architecture as its uname reported.
+   */
+  async info() {
+    const channel = this.#currentChannel();
+    channel.ref();
+    try {
+      const helperPid = await channel.ready;
+      const base = { mode: "helper", helperPid, transport: this.#transport?.label ?? null, transportPid: channel.transportPid };
+      if (!this.#transport) return { ...base, os: this.#platform, arch: process.arch, uname: null, helper: "local" };
+      const remote = channel.remote;
+      if (!remote) return { ...base, os: null, arch: null, uname: null, helper: "as started" };
+      const [os, arch] = remote.platform.split("-");
+      return { ...base, os, arch, uname: `${remote.os} ${remote.machine}`, helper: remote.how };
+    } finally {
+      channel.unref();
+    }
+  }
+
   /** The current helper's pid (0 when none runs) and how many ids it holds. */
   stats() {
     const channel = this.#channel && !this.#channel.gone ? this.#channel : null;
@@ -114,7 +138,8 @@ export class HelperBackend {
       return current; // its end settles the call with the same error as the others
     }
     this.#channel = new Channel({
-      helperPath: locateHelper(this.#helperPath), launchThreads: this.#maxLaunchThreads, graceMs: this.#killGraceMs,
+      // Across a transport the helper path is only what the bootstrap may upload.
+      helperPath: this.#transport ? this.#helperPath : locateHelper(this.#helperPath), transport: this.#transport, launchThreads: this.#maxLaunchThreads, graceMs: this.#killGraceMs,
       answerMs: this.#answerMs, platform: this.#platform,
     });
     return this.#channel;

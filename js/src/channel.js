@@ -7,6 +7,7 @@ import { createRequire } from "node:module";
 import { isMainThread } from "node:worker_threads";
 import { FrameReader, encodeBytesHead, encodeFrame } from "./protocol.js";
 import { SyncChannel } from "./sync-channel.js";
+import { startTransport } from "./transport.js";
 import { PROTOCOL_VERSION } from "./protocol-generated.js";
 import { HelperVersionError, HostShutdownError, ProtocolError, helperExited } from "./errors.js";
 
@@ -67,23 +68,43 @@ export class Channel {
   #endWhenIdle = false;
   /** @type {SyncChannel|null} the blocking second channel; null where the helper has none */
   #sync = null;
+  /** @type {import("./bootstrap.js").BootstrapReader|null} reads the bootstrap's lines first */
+  #bootstrap = null;
+  #transport = null;
 
   /**
    * Starts the helper at once; `ready` settles after its hello.
    * @param {{ helperPath: string, launchThreads?: number, graceMs?: number, answerMs?: number,
-   *   platform?: string }} options answerMs: how long the helper may leave an answer owed
+   *   platform?: string, transport?: object }} options transport: normalized by
+   *   transport.js, a command reaching a helper elsewhere (then helperPath is only the
+   *   local-platform upload, and may be undefined); answerMs: how long the helper may leave an answer owed
    *   (its hello, a liveness check, its end after shutdown's grace) before it counts as hung
    */
-  constructor({ helperPath, launchThreads, graceMs = 5000, answerMs = DEFAULT_ANSWER_MS, platform = process.platform }) {
+  constructor({ helperPath, launchThreads, graceMs = 5000, answerMs = DEFAULT_ANSWER_MS, platform = process.platform, transport }) {
     this.#graceMs = graceMs;
     this.#answerMs = answerMs;
     this.#helperPath = helperPath;
-    // The helper's own fds 0-2 carry the protocol, so Node's fds 0-2 reach it as 3-5,
-    // for children whose stdio is "inherit".
-    const args = ["--inherit-fds", "3,4,5"];
+    const args = [];
     if (launchThreads) args.push("--launch-threads", String(launchThreads));
     // Also the helper's grace when Node exits or dies and its stdin reaches EOF.
     args.push("--grace-ms", String(graceMs));
+    this.#hello = deferred();
+    this.#hello.promise.catch(() => {}); // observed by whoever awaits ready
+    if (transport) {
+      // Across a transport: no inherited fds, no sync FIFOs, no leaving the parent.
+      this.#transport = transport;
+      this.#helperPath = transport.label;
+      const started = startTransport(transport, args, helperPath);
+      this.#process = started.process;
+      this.#bootstrap = started.bootstrap;
+      this.#input = this.#process.stdin;
+      this.#leftParent = false;
+      this.#listen();
+      return;
+    }
+    // The helper's own fds 0-2 carry the protocol, so Node's fds 0-2 reach it as 3-5,
+    // for children whose stdio is "inherit".
+    args.unshift("--inherit-fds", "3,4,5");
     // libuv reaps a child only on the loop that started it: a helper outliving the
     // worker that started it would stay a zombie until Node exits. Such a helper forks
     // away from the process Node watches, which exits at once; Node then destroys that
@@ -96,12 +117,18 @@ export class Channel {
       args.push("--sync-fifos", this.#sync.dir);
     }
     const inherited = [0, 1, 2].map((fd) => (isOpen(fd) ? fd : "ignore"));
-    this.#hello = deferred();
-    this.#hello.promise.catch(() => {}); // observed by whoever awaits ready
     const stdio = this.#leftParent ? ["ignore", "pipe", "pipe", ...inherited, "pipe"] : ["pipe", "pipe", "pipe", ...inherited];
     this.#process = spawn(helperPath, args, { stdio, windowsHide: true });
+    this.#input = this.#leftParent ? this.#process.stdio[6] : this.#process.stdin;
+    this.#listen();
+  }
+
+  // Wires the helper's (or the transport's) streams and process to the channel, and
+  // starts the hello deadline and the liveness watchdog.
+  #listen() {
     const { stdout, stderr } = this.#process;
-    const stdin = this.#input = this.#leftParent ? this.#process.stdio[6] : this.#process.stdin;
+    const stdin = this.#input;
+    const answerMs = this.#answerMs;
     stdout.on("data", (chunk) => this.#receive(chunk));
     stdout.on("end", () => this.#onStdoutEnd());
     stderr.setEncoding("utf8");
@@ -110,7 +137,8 @@ export class Channel {
     this.#process.on("error", (error) => this.#goAway(`it could not be run: ${error.message}`));
     this.#process.on("exit", (code) => {
       // The first process of a helper that leaves its parent ends with 0 once it forked.
-      if (!(this.#leftParent && code === 0)) this.#goAway("it exited");
+      // A transport's command ends when the connection drops (ssh exits 255).
+      if (!(this.#leftParent && code === 0)) this.#goAway(this.#transport ? "the transport ended" : "it exited");
     });
     this.#closed = new Promise((resolve) => this.#process.once("close", resolve));
     // As in #checkLiveness: this thread may have been blocked past the deadline (a
@@ -142,6 +170,20 @@ export class Channel {
   /** The helper's pid (from its hello), 0 before; for diagnostics and tests. */
   get helperPid() {
     return this.#helperPid;
+  }
+
+  /**
+   * Where the helper runs: what the bootstrap read from uname (os, machine, platform,
+   * and whether the helper was "cached" or "uploaded"); null for a local helper, or a
+   * transport without bootstrap, or before the bootstrap said "ready".
+   */
+  get remote() {
+    return this.#bootstrap?.ready ?? null;
+  }
+
+  /** The transport command's pid (ssh, docker, ...); 0 for a local helper. */
+  get transportPid() {
+    return this.#transport ? this.#process.pid ?? 0 : 0;
   }
 
   /** How many ids are held: requests and children the helper still owes an answer. */
@@ -337,6 +379,14 @@ export class Channel {
   #receive(chunk) {
     this.#lastHeard = performance.now();
     this.#pingSentAt = 0;
+    if (this.#bootstrap && !this.#bootstrap.ready) {
+      chunk = this.#bootstrap.push(chunk);
+      if (this.#bootstrap.failure) {
+        this.#goAway(this.#bootstrap.failure);
+        return;
+      }
+      if (chunk === null || chunk.length === 0) return;
+    }
     let messages;
     try {
       messages = this.#reader.push(chunk);

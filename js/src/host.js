@@ -9,6 +9,7 @@ import { shouldFallBackToInline } from "./locate-helper.js";
 import { warnUnhandledChildError } from "./host-child.js";
 import { HostShutdownError, invalidOption } from "./errors.js";
 import { DEFAULT_ANSWER_MS } from "./channel.js";
+import { adaptRequestForTransport, normalizeTransport } from "./transport.js";
 
 // A host dropped without shutdown() must not keep its helper (a process and three
 // descriptors) until Node exits: once it is collected, its helper ends as soon as the
@@ -24,6 +25,8 @@ export class ProcessHost {
   #mode;
   #platform;
   #closed = false;
+  /** normalized `transport` option; null for a local helper or inline mode */
+  #transport = null;
 
   /**
    * @param {object} [options]
@@ -48,10 +51,13 @@ export class ProcessHost {
    *   JavaScript wrote to it (process.env becomes a transparent Proxy that counts writes);
    *   changes made outside JavaScript (native setenv, a SHARE_ENV worker) are then not
    *   seen. Default false: process.env is read at every launch (docs/performance.md)
+   * @param {object} [options.transport] reach a helper on another machine through a command's
+   *   stdin/stdout: { command, args, remoteCommand?, bootstrap?, cacheDir?, helpers?, name? }
+   *   (docs/remote.md). Helper mode only; `env`/`cwd` defaults become the remote helper's.
    */
   constructor(options = {}) {
     if (options === null || typeof options !== "object") throw invalidOption("options", options, "an object");
-    const { mode = "helper", maxLaunchThreads, onLaunch, onUnhandledChildError = warnUnhandledChildError, restart = true, helperPath, fallback = "inline", killGraceMs = 5000, helperPlatform = process.platform, helperTimeoutMs = DEFAULT_ANSWER_MS, trackEnv = false } = options;
+    const { transport, mode = "helper", maxLaunchThreads, onLaunch, onUnhandledChildError = warnUnhandledChildError, restart = true, helperPath, fallback = "inline", killGraceMs = 5000, helperPlatform = process.platform, helperTimeoutMs = DEFAULT_ANSWER_MS, trackEnv = false } = options;
     if (mode !== "helper" && mode !== "inline") throw invalidOption("mode", mode, "\"helper\" or \"inline\"", "ERR_INVALID_ARG_VALUE");
     if (maxLaunchThreads !== undefined && !(Number.isInteger(maxLaunchThreads) && maxLaunchThreads >= 1 && maxLaunchThreads <= 1024)) {
       throw invalidOption("maxLaunchThreads", maxLaunchThreads, "an integer from 1 to 1024", "ERR_OUT_OF_RANGE");
@@ -74,13 +80,19 @@ export class ProcessHost {
     if (helperPlatform !== process.platform && (mode !== "helper" || !["linux", "win32"].includes(helperPlatform))) {
       throw invalidOption("helperPlatform", helperPlatform, "\"linux\" or \"win32\", in helper mode");
     }
-    this.#mode = mode === "helper" && fallback === "inline" && shouldFallBackToInline(helperPath) ? "inline" : mode;
+    if (transport !== undefined) {
+      if (mode !== "helper") throw invalidOption("mode", mode, "\"helper\" when a transport is given", "ERR_INVALID_ARG_VALUE");
+      this.#transport = normalizeTransport(transport);
+    }
+    this.#mode = this.#transport ? "helper" : mode === "helper" && fallback === "inline" && shouldFallBackToInline(helperPath) ? "inline" : mode;
     // Inline mode has child_process's IPC on every platform; the Windows helper has none.
     this.#platform = { platform: helperPlatform, ipcAvailable: this.#mode === "inline" || helperPlatform !== "win32", trackEnv };
     const hooks = { onLaunch, onUnhandledChildError };
     this.#backend = this.#mode === "inline"
       ? new InlineBackend(hooks)
-      : new HelperBackend({ ...hooks, maxLaunchThreads, restart, helperPath, killGraceMs, answerMs: helperTimeoutMs, platform: helperPlatform });
+      : new HelperBackend({
+        ...hooks, maxLaunchThreads, restart, helperPath, killGraceMs, answerMs: helperTimeoutMs, platform: helperPlatform, transport: this.#transport,
+      });
     droppedHosts.register(this, this.#backend, this);
   }
 
@@ -167,6 +179,13 @@ export class ProcessHost {
    */
   _spawnSync(request) {
     this.#checkOpen();
+    if (this.#transport) {
+      // The sync channel is a pair of FIFOs beside this process: no transport carries it,
+      // and running the command here instead would run it on the wrong machine.
+      const error = new Error(`spawnSync and the other blocking calls cannot reach a host ${this.#transport.label}: use execFile or spawn`);
+      error.code = "ERR_SPAWNHOST_REMOTE_SYNC";
+      throw error;
+    }
     return this.#backend.spawnSync(request);
   }
 
@@ -182,6 +201,22 @@ export class ProcessHost {
     }
     if (this.#backend.removeTree) return this.#backend.removeTree(path);
     await rm(path, { recursive: true, force: true, maxRetries: 3 });
+  }
+
+  /**
+   * Where launches run, after the helper's hello (this starts the helper when none
+   * runs): `os` and `arch` in Node's words ("linux", "x64"); across a transport with
+   * bootstrap, as the remote's uname reported them, with `helper` "cached" or
+   * "uploaded"; without bootstrap, null (unknown).
+   * @returns {Promise<{ mode: string, os: string|null, arch: string|null, uname: string|null,
+   *   helper: string, helperPid: number, transport: string|null, transportPid: number }>}
+   */
+  async info() {
+    this.#checkOpen();
+    if (this.#mode === "inline") {
+      return { mode: "inline", os: process.platform, arch: process.arch, uname: null, helper: "none", helperPid: 0, transport: null, transportPid: 0 };
+    }
+    return this.#backend.info();
   }
 
   /**
@@ -209,6 +244,7 @@ export class ProcessHost {
   }
 
   #checkSupported(request) {
+    if (this.#transport) adaptRequestForTransport(request);
     this.#backend.checkSupported?.(request);
   }
 }

@@ -8,17 +8,21 @@ import { STDIO_KIND } from "./protocol-generated.js";
  * @returns {Record<string, unknown>} the spawn options the helper understands
  */
 export function spawnRequestOptions(r) {
+  // A helper across a transport (r.remote) is on another machine: Node's cwd and
+  // environment mean nothing there, and absent, the remote helper's own apply.
+  const sameMachine = r.platform === process.platform && !r.remote;
   const options = {
     // The helper's own cwd is where Node was when the helper started; a call
     // without cwd means Node's cwd now (a helper of another platform, run through
     // wine, cannot use Node's path: it keeps its own).
-    cwd: r.cwd ?? (r.platform === process.platform ? nodeCwd() : undefined),
+    cwd: r.cwd ?? (sameMachine ? nodeCwd() : undefined),
     // As child_process does, the child learns of its channel from the environment.
     env: r.ipc ? [...r.envPairs, "NODE_CHANNEL_FD=3", `NODE_CHANNEL_SERIALIZATION_MODE=${r.serialization}`] : r.envPairs,
     stdio: r.stdio.map((kind) => STDIO_KIND[kind]),
   };
-  if (r.cwd === undefined && r.platform === process.platform) options.node_cwd = true;
+  if (r.cwd === undefined && sameMachine) options.node_cwd = true;
   if (options.cwd === undefined) delete options.cwd;
+  if (options.env === undefined) delete options.env;
   if (r.spawnargs[0] !== r.spawnfile) options.argv0 = r.spawnargs[0];
   if (r.detached) options.detached = true;
   if (r.timeout > 0) options.timeout_ms = r.timeout;
