@@ -137,8 +137,7 @@ export class Channel {
     this.#process.on("error", (error) => this.#goAway(`it could not be run: ${error.message}`));
     this.#process.on("exit", (code) => {
       // The first process of a helper that leaves its parent ends with 0 once it forked.
-      // A transport's command ends when the connection drops (ssh exits 255).
-      if (!(this.#leftParent && code === 0)) this.#goAway(this.#transport ? "the transport ended" : "it exited");
+      if (!(this.#leftParent && code === 0)) this.#goAway("it exited");
     });
     this.#closed = new Promise((resolve) => this.#process.once("close", resolve));
     // As in #checkLiveness: this thread may have been blocked past the deadline (a
@@ -494,8 +493,11 @@ export class Channel {
     if (this.#shutdownRequested && !hung) error = new HostShutdownError("the ProcessHost was shut down before this call completed");
     else if (cause instanceof HelperVersionError) error = cause;
     else {
+      // Whatever was seen first (stdout's end, a failed write, the exit), a transport
+      // that ended is the cause: the connection dropped or could not be made.
+      const why = this.#transport && !hung && !(cause instanceof ProtocolError) ? `the transport ended: ${reason}` : reason;
       error = helperExited({
-        helperPath: this.#helperPath, reason, exitCode, signal: signalCode, hung, stderrTail: lastLines(this.#stderrTail, 10),
+        helperPath: this.#helperPath, reason: why, exitCode, signal: signalCode, hung, stderrTail: lastLines(this.#stderrTail, 10),
       });
       if (cause instanceof ProtocolError) error.cause = cause;
     }
