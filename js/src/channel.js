@@ -500,6 +500,8 @@ export class Channel {
         helperPath: this.#helperPath, reason: why, exitCode, signal: signalCode, hung, stderrTail: lastLines(this.#stderrTail, 10),
       });
       if (cause instanceof ProtocolError) error.cause = cause;
+      // No hello, no request sent: a caller may safely try its launch elsewhere (HostPool).
+      error.helperStarted = this.#helperPid !== 0;
     }
     this.#gone = error;
     this.#sync?.close();
