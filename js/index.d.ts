@@ -50,6 +50,48 @@ export interface ProcessHostOptions {
    * Windows) follow it. Helper mode only. Default: process.platform.
    */
   helperPlatform?: "linux" | "win32";
+  /**
+   * Reach a helper on another machine through a command's stdin/stdout (ssh, docker/
+   * podman/kubectl exec -i) instead of starting one here. Helper mode only. Remote
+   * semantics (default env and cwd are the remote helper's; "inherit", fork and "ipc"
+   * are TypeErrors; blocking calls throw): docs/remote.md.
+   */
+  transport?: TransportOptions;
+}
+
+/** ProcessHostOptions#transport. */
+export interface TransportOptions {
+  /** The local command, e.g. "ssh". */
+  command: string;
+  /** Its arguments up to and including the host, e.g. ["-T", "-o", "BatchMode=yes", "build-2"]. */
+  args?: readonly string[];
+  /** How it takes the remote command: "shell" (ssh: one string for the remote login shell) or "argv" (exec -i tools). Default: "shell" for ssh, else "argv". */
+  remoteCommand?: "shell" | "argv";
+  /** Run the POSIX-sh bootstrap, which uploads the static helper into the remote cache when absent (default true). False: `args` start the helper themselves. */
+  bootstrap?: boolean;
+  /** The remote cache directory. Default: ${XDG_CACHE_HOME:-$HOME/.cache}/spawnhost. */
+  cacheDir?: string;
+  /** Local helpers the bootstrap may upload, by remote platform ("linux-x64", "linux-arm64"). Default: the installed platform packages, and this machine's own helper. */
+  helpers?: Readonly<Record<string, string>>;
+  /** A name for error messages. Default: the command and its arguments. */
+  name?: string;
+}
+
+/** What ProcessHost#info() resolves with. */
+export interface HostInfo {
+  mode: "helper" | "inline";
+  /** Node's names ("linux", "x64"); across a transport, from the remote's uname; null when unknown (no bootstrap). */
+  os: string | null;
+  arch: string | null;
+  /** The remote's `uname -s` and `uname -m`, across a transport with bootstrap. */
+  uname: string | null;
+  /** "local", "cached" or "uploaded" (the bootstrap's), "as started" (no bootstrap) or "none" (inline). */
+  helper: string;
+  helperPid: number;
+  /** Describes the transport; null for a local helper. */
+  transport: string | null;
+  /** The transport command's pid (ssh), 0 for a local helper. */
+  transportPid: number;
 }
 
 /** Options shared by execFile, exec and spawn. */
@@ -212,8 +254,41 @@ export class ProcessHost {
   removeTree(path: string): Promise<void>;
   /** Stops the helper; pending calls reject with HostShutdownError. */
   shutdown(): Promise<void>;
+  /** Where launches run (starts the helper if none runs): OS and architecture, across a transport the remote's. */
+  info(): Promise<HostInfo>;
   /** What the host is doing now: the helper's pid (0 when none runs, and in inline mode) and how many calls and children it still owes answers. */
   stats(): HostStats;
+}
+
+/** Options of `new HostPool()`. */
+export interface HostPoolOptions {
+  /** The only strategy: each launch goes to the up host with the fewest launches in flight. */
+  strategy?: "least-busy";
+  /** Launches in flight per host before the pool queues further ones. Default 32. */
+  maxPerHost?: number;
+}
+
+/** `host` pins a launch to one host of the pool: the ProcessHost itself or its index. */
+export interface PoolPin {
+  host?: ProcessHost | number;
+}
+
+/**
+ * Several ProcessHosts behind one launch API. A host whose helper went away is skipped
+ * until it reconnects; launches that reached no helper move to another host, none runs twice.
+ */
+export class HostPool {
+  constructor(hosts: readonly ProcessHost[], options?: HostPoolOptions);
+  execFile(file: string, args: readonly string[] | null | undefined, options: ExecOptionsWithBufferEncoding & PoolPin): Promise<ExecResult<Buffer>>;
+  execFile(file: string, args?: readonly string[] | null, options?: ExecOptions & PoolPin): Promise<ExecResult<string>>;
+  execFile(file: string, options: ExecOptions & PoolPin): Promise<ExecResult<string>>;
+  exec(command: string, options?: ExecOptions & PoolPin): Promise<ExecResult<string>>;
+  spawn(file: string, args?: readonly string[] | null, options?: SpawnOptions & PoolPin): Promise<HostChild>;
+  spawn(file: string, options: SpawnOptions & PoolPin): Promise<HostChild>;
+  /** Per host: launches in flight, and the error that took it out (null while up). */
+  stats(): { host: ProcessHost; inFlight: number; down: Error | null }[];
+  /** Ends every host; launches still queued reject with HostShutdownError. */
+  shutdown(): Promise<void>;
 }
 
 /** What ProcessHost#stats() returns. */
@@ -265,7 +340,10 @@ export class HostSpawnError extends SpawnhostError {
 export class HelperExitedError extends SpawnhostError {
   exitCode: number | null;
   signal: NodeJS.Signals | null;
+  /** The helper's path, or "over the transport \"...\"" for a remote host. */
   helperPath: string;
+  /** False when the helper never said hello: nothing was sent to it, so a launch may be retried elsewhere. */
+  helperStarted?: boolean;
 }
 
 /** The helper's protocol or package version differs from this package's. */

@@ -1,8 +1,9 @@
 // Uses every export of spawnhost's index.d.ts; tests/js/types.test.js type-checks it.
 import {
-  ProcessHost, HostChild, HostExecError, HostSpawnError, HelperExitedError, HelperVersionError,
+  ProcessHost, HostPool, HostChild, HostExecError, HostSpawnError, HelperExitedError, HelperVersionError,
   HelperNotFoundError, HostShutdownError, ProtocolError, AbortError, SpawnhostError,
   type LaunchInfo, type ExecResult, type HostStats, type ForkOptions, type IpcMessage, type Serialization,
+  type HostInfo, type TransportOptions, type HostPoolOptions,
 } from "spawnhost";
 
 async function usesEverything(): Promise<void> {
@@ -88,4 +89,22 @@ void new ProcessHost().spawn("x", [], { stdio: [process.stdin] });
 // @ts-expect-error fork's stdio array must carry "ipc" fourth
 void new ProcessHost().fork("w.js", { stdio: ["pipe", "pipe", "pipe"] });
 
+async function remote(): Promise<void> {
+  const far = new ProcessHost({ transport: { command: "ssh", args: ["-T", "-o", "BatchMode=yes", "build-2"], cacheDir: "/var/tmp/sh" } });
+  const info = await far.info();
+  const os: string | null = info.os;
+  const pool = new HostPool([far, new ProcessHost()], { maxPerHost: 8 });
+  const { stdout } = await pool.execFile("uname", ["-m"], { host: 0 });
+  const child = await pool.spawn("sleep", ["1"], { host: far });
+  const busy: number[] = pool.stats().map((s) => s.inFlight);
+  await pool.shutdown();
+  const t: TransportOptions = { command: "docker", args: ["exec", "-i", "box"], bootstrap: false };
+  const o: HostPoolOptions = { strategy: "least-busy" };
+  const i: HostInfo = info;
+  void [os, stdout, child, busy, t, o, i];
+}
+// @ts-expect-error a transport needs a command
+new ProcessHost({ transport: { args: ["host"] } });
+
 void usesEverything;
+void remote;
