@@ -7,8 +7,7 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ProcessHost, HelperExitedError } from "spawnhost";
-import { modes, once, readAll, rejection } from "./support/modes.js";
-import { alive, waitUntilGone } from "./support/procfs.js";
+import { modes, once, rejection } from "./support/modes.js";
 import { sshdUnavailable, startSshd } from "./support/sshd.js";
 import { fileDigest } from "../../js/src/bootstrap.js";
 
@@ -47,6 +46,8 @@ describe("a host over ssh", { skip: unavailable ?? false }, () => {
     const failed = await rejection(host.execFile("sh", ["-c", "echo oops >&2; exit 3"]));
     assert.equal(failed.code, 3);
     assert.equal(failed.stderr, "oops\n");
+    const viaShell = await host.exec("echo \"$0\" $((6 * 7))");
+    assert.equal(viaShell.stdout, "/bin/sh 42\n", "exec's shell is the remote's /bin/sh");
     const missing = await rejection(host.execFile("/no/such/program"));
     assert.equal(missing.code, "ENOENT");
   });
