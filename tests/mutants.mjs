@@ -334,4 +334,33 @@ export const mutants = [
     edits: [{ file: "js/src/spawn-frame.js", find: "if (env !== cachedEnv) {", replace: "if (cachedEnv === null) {" }],
     tests: ["spawn-frame.test.js", "process-env.test.js"],
   },
+  // Remote hosts (issue 16).
+  {
+    name: "bootstrap installs an upload whatever its hash",
+    breaks: "a tampered upload becomes the cached helper and runs",
+    edits: [{ file: "js/src/bootstrap.js", find: "[ \"$got\" = \"$sha\" ] || { say \"fail upload refused", replace: "true || { say \"fail upload refused" }],
+    tests: ["remote-faults.test.js"],
+    pattern: "SHA-256 does not match",
+  },
+  {
+    name: "bootstrap runs a cached helper unchecked",
+    breaks: "a cached helper that was tampered with is run instead of replaced",
+    edits: [{ file: "js/src/bootstrap.js", find: "if [ -x \"$bin\" ] && [ \"$(hashof \"$bin\")\" = \"$sha\" ]; then", replace: "if [ -x \"$bin\" ]; then" }],
+    tests: ["remote.test.js"],
+    pattern: "does not match its hash",
+  },
+  {
+    name: "remote launches get Node's environment",
+    breaks: "without env, a remote child gets Node's process.env instead of the remote helper's",
+    edits: [{ file: "js/src/transport.js", find: "  if (request.env === undefined) request.envPairs = undefined;\n", replace: "" }],
+    tests: ["remote.test.js"],
+    pattern: "env and cwd are the remote helper's",
+  },
+  {
+    name: "HostPool retries launches that reached a dead host",
+    breaks: "a launch running on a host that died is sent again to another host (it may run twice)",
+    edits: [{ file: "js/src/host-pool.js", find: "    return error.helperStarted === false;", replace: "    return true;" }],
+    tests: ["host-pool.test.js"],
+    pattern: "none twice",
+  },
 ];
