@@ -4,7 +4,8 @@
 // The "remote" is this machine, so the tests can check its processes and files directly.
 import { describe, test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ProcessHost, HelperExitedError } from "spawnhost";
 import { modes, once, rejection } from "./support/modes.js";
@@ -158,6 +159,33 @@ describe("the bootstrap", { skip: unavailable ?? false }, () => {
     const error = await rejection(host.execFile("true"));
     assert.ok(error instanceof HelperExitedError, String(error));
     assert.match(error.message, /over the transport ".*sshd-test".*the bootstrap failed: no helper for linux-\w+/s);
+    await host.shutdown();
+  });
+});
+
+// Transports other than ssh, without an sshd: a command that takes the remote command as
+// argv (as docker/podman/kubectl exec -i do), and one that starts the helper itself.
+describe("argv-style and bootstrap-less transports", { skip: modes().includes("helper") ? false : "SPAWNHOST_TEST_MODES has no helper mode" }, () => {
+  test("an argv transport (sh -c '\"$@\"', as exec -i) runs the bootstrap and the helper", async () => {
+    const cacheDir = mkdtempSync(join(tmpdir(), "spawnhost-argv-"));
+    try {
+      const host = new ProcessHost({ transport: { command: "sh", args: ["-c", "\"$@\"", "sh"], cacheDir, name: "local sh" } });
+      const info = await host.info();
+      assert.equal(info.helper, "uploaded");
+      assert.equal(info.transport, "over the transport \"local sh\"");
+      assert.equal((await host.execFile("echo", ["argv style"])).stdout, "argv style\n");
+      await host.shutdown();
+    } finally {
+      rmSync(cacheDir, { recursive: true, force: true });
+    }
+  });
+
+  test("bootstrap: false: the command starts the helper, whose OS is then unknown", async () => {
+    const host = new ProcessHost({ transport: { command: HELPER, bootstrap: false } });
+    const info = await host.info();
+    assert.equal(info.os, null);
+    assert.equal(info.helper, "as started");
+    assert.equal((await host.execFile("echo", ["no bootstrap"])).stdout, "no bootstrap\n");
     await host.shutdown();
   });
 });
