@@ -41,6 +41,23 @@ describe("HostPool", { skip: unavailable ?? false }, () => {
     await pool.shutdown();
   });
 
+  test("a host whose connection dropped is probed back into rotation", async () => {
+    const pool = poolOver();
+    const [first] = pool.stats();
+    const { transportPid } = await first.host.info();
+    const child = await pool.spawn("sleep", ["30"], { host: 0 });
+    process.kill(transportPid, "SIGKILL");
+    await once(child, "close");
+    assert.ok(pool.stats()[0].down instanceof HelperExitedError, "out after its helper went away");
+    // The probe (0.5 s, then doubling) reconnects through host.info().
+    const deadline = Date.now() + 30_000;
+    while (pool.stats()[0].down && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(pool.stats()[0].down, null, "back once a probe connected");
+    assert.equal((await pool.execFile(...WHERE, { host: 0 })).stdout, servers[0].cache);
+    assert.notEqual((await first.host.info()).transportPid, transportPid);
+    await pool.shutdown();
+  });
+
   test("one host killed while 200 launches are in flight: each completes once or rejects clearly, none twice", async (t) => {
     const log = join(servers[0].dir, "ran.log");
     writeFileSync(log, "");
