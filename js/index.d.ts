@@ -53,8 +53,8 @@ export interface ProcessHostOptions {
   /**
    * Reach a helper on another machine through a command's stdin/stdout (ssh, docker/
    * podman/kubectl exec -i) instead of starting one here. Helper mode only. Remote
-   * semantics (default env and cwd are the remote helper's; "inherit", fork and "ipc"
-   * are TypeErrors; blocking calls throw): docs/remote.md.
+   * semantics (default env and cwd are the remote helper's; "inherit" is a TypeError;
+   * fork needs the remote's execPath and an explicit env; blocking calls throw): docs/remote.md.
    */
   transport?: TransportOptions;
 }

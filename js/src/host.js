@@ -9,7 +9,7 @@ import { shouldFallBackToInline } from "./locate-helper.js";
 import { warnUnhandledChildError } from "./host-child.js";
 import { HostShutdownError, invalidOption } from "./errors.js";
 import { DEFAULT_ANSWER_MS } from "./channel.js";
-import { adaptRequestForTransport, normalizeTransport } from "./transport.js";
+import { adaptRequestForTransport, checkRemoteFork, normalizeTransport } from "./transport.js";
 
 // A host dropped without shutdown() must not keep its helper (a process and three
 // descriptors) until Node exits: once it is collected, its helper ends as soon as the
@@ -53,7 +53,8 @@ export class ProcessHost {
    *   seen. Default false: process.env is read at every launch (docs/performance.md)
    * @param {object} [options.transport] reach a helper on another machine through a command's
    *   stdin/stdout: { command, args, remoteCommand?, bootstrap?, cacheDir?, helpers?, name? }
-   *   (docs/remote.md). Helper mode only; `env`/`cwd` defaults become the remote helper's.
+   *   (docs/remote.md). Helper mode only; `env`/`cwd` defaults become the remote helper's;
+   *   "inherit" is a TypeError; fork() needs the remote's execPath and an explicit env.
    */
   constructor(options = {}) {
     if (options === null || typeof options !== "object") throw invalidOption("options", options, "an object");
@@ -146,6 +147,7 @@ export class ProcessHost {
   async fork(modulePath, args, options) {
     this.#checkOpen();
     const split = splitArguments(args, options);
+    if (this.#transport) checkRemoteFork(split.options);
     return this.#launch(normalizeForkRequest(modulePath, split.args, split.options, this.#platform));
   }
 

@@ -68,12 +68,30 @@ export function startTransport(transport, helperArgs, localHelperPath) {
  * @param {object} request normalized by options.js; adjusted in place
  */
 export function adaptRequestForTransport(request) {
-  if (request.ipc) throw remoteUnsupported("stdio[3]", "\"ipc\", as fork() gives", "fork() and the \"ipc\" stdio entry need a Node.js on the remote at a path this process cannot know");
   request.stdio?.forEach((kind, fd) => {
-    if (kind === "inherit") throw remoteUnsupported(`stdio[${fd}]`, "\"inherit\"", "the remote helper's descriptors are not this process's; use \"pipe\" and forward the data");
+    if (kind === "inherit") {
+      const hint = request.ipc ? " (fork: pass silent: true, or stdio [\"pipe\", \"pipe\", \"pipe\", \"ipc\"])" : "";
+      throw remoteUnsupported(`stdio[${fd}]`, "\"inherit\"", `the remote helper's descriptors are not this process's; use "pipe" and forward the data${hint}`);
+    }
   });
+  // The child finds its channel through NODE_CHANNEL_FD, added to the environment the
+  // spawn carries; the remote helper's own environment cannot be extended, only replaced.
+  if (request.ipc && request.env === undefined) {
+    throw remoteUnsupported("env", "absent, with an IPC channel", "fork() and \"ipc\" on a remote host need an explicit env (the remote helper's own cannot carry NODE_CHANNEL_FD)");
+  }
   request.remote = true;
   if (request.env === undefined) request.envPairs = undefined;
+}
+
+/**
+ * fork() on a remote host: Node's own execPath names a file on this machine, so the
+ * remote's node must be named.
+ * @param {object|undefined} options fork's options as the caller gave them
+ */
+export function checkRemoteFork(options) {
+  if (typeof options?.execPath !== "string" || options.execPath === "") {
+    throw remoteUnsupported("execPath", "absent", "fork() on a remote host needs execPath, the path of node on the remote (this process's names a file on this machine)");
+  }
 }
 
 function remoteUnsupported(option, value, why) {

@@ -97,16 +97,32 @@ describe("a host over ssh", { skip: unavailable ?? false }, () => {
       () => host.spawn("true", [], { stdio: ["pipe", "pipe", 2] }),
       () => host.spawn("true", [], { stdio: ["pipe", "pipe", "pipe", "ipc"] }),
       () => host.fork("child.js"),
+      () => host.fork("child.js", [], { execPath: "/usr/bin/node", env: {} }),
     ]) {
       const error = await rejection(call());
       assert.ok(error instanceof TypeError, String(error));
       assert.equal(error.code, "ERR_SPAWNHOST_REMOTE_UNSUPPORTED");
-      assert.match(error.message, /"stdio\[\d\]" option .* not supported on a host reached over a transport/);
+      assert.match(error.message, /"(stdio\[\d\]|env|execPath)" option .* not supported on a host reached over a transport/);
     }
+    assert.match((await rejection(host.fork("child.js"))).message, /needs execPath, the path of node on the remote/);
+    assert.match((await rejection(host.fork("c.js", [], { execPath: "/usr/bin/node", env: {} }))).message, /silent: true/);
+    assert.match((await rejection(host.fork("c.js", [], { execPath: "/usr/bin/node", silent: true }))).message, /need an explicit env/);
     assert.throws(() => host._spawnSync({ file: "true", args: [], envPairs: [], stdio: ["pipe", "pipe", "pipe"] }),
       (error) => error.code === "ERR_SPAWNHOST_REMOTE_SYNC" && /blocking calls cannot reach a host over the transport/.test(error.message));
     assert.throws(() => new ProcessHost({ mode: "inline", transport: sshd.transport() }), TypeError);
     assert.throws(() => new ProcessHost({ transport: { command: "" } }), /transport\.command/);
+  });
+
+  test("fork() with the remote's execPath and an explicit env: IPC over the connection", async () => {
+    const host = hostOver();
+    const module = join(sshd.dir, "echo-child.cjs");
+    writeFileSync(module, "process.on('message', (m) => process.send({ echo: m, where: process.env.WHERE }, () => process.disconnect()));\n");
+    const child = await host.fork(module, [], { execPath: process.execPath, env: { WHERE: "remote" }, silent: true });
+    child.send({ hello: [1, 2, 3] });
+    const [reply] = await once(child, "message");
+    assert.deepEqual(reply, { echo: { hello: [1, 2, 3] }, where: "remote" });
+    const [code] = await once(child, "close");
+    assert.equal(code, 0);
   });
 
   test("removeTree runs on the remote", async () => {
