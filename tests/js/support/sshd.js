@@ -36,6 +36,16 @@ export async function sshdOrSkip(t) {
   return null;
 }
 
+// What the sessions' environment carries from the test run: the cache dir, and the
+// variables CI's variant runs set for the helper (sanitizer logs, exit detection by
+// SIGCHLD), so that remote helpers run under the same conditions as local ones.
+const PASSED_TO_SESSIONS = ["ASAN_OPTIONS", "UBSAN_OPTIONS", "TSAN_OPTIONS", "SPAWNHOST_HELPER_NO_PIDFD"];
+function sessionEnv(cache) {
+  const pairs = [`XDG_CACHE_HOME=${cache}`];
+  for (const name of PASSED_TO_SESSIONS) if (process.env[name] !== undefined) pairs.push(`${name}=${process.env[name]}`);
+  return pairs.map((pair) => `"${pair.replaceAll("\\", "\\\\").replaceAll("\"", "\\\"")}"`).join(" ");
+}
+
 async function freePort() {
   const server = createServer();
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -72,7 +82,7 @@ export async function startSshd() {
       `AuthorizedKeysFile ${dir}/authorized_keys`, "StrictModes no", "UsePAM no",
       "PasswordAuthentication no", "KbdInteractiveAuthentication no", "PubkeyAuthentication yes",
       "PermitRootLogin prohibit-password", `AllowUsers ${user}`, "MaxStartups 200", "MaxSessions 200",
-      "LogLevel INFO", `SetEnv XDG_CACHE_HOME=${cache}`, "",
+      "LogLevel INFO", `SetEnv ${sessionEnv(cache)}`, "",
     ].join("\n"));
     const child = spawn(SSHD, ["-D", "-e", "-f", join(dir, "sshd_config")], { stdio: ["ignore", "ignore", "pipe"] });
     child.stderr.setEncoding("utf8");
