@@ -68,7 +68,11 @@ describe("HostPool", { skip: unavailable ?? false }, () => {
     const calls = Array.from({ length: 200 }, (_, i) => pool.execFile("sh", ["-c", `echo ${i} >> '${log}'; sleep 0.3; echo ${i}`])
       .then((result) => ({ i, stdout: result.stdout }), (error) => ({ i, error })));
     // Kill once launches are running everywhere: the listener and all its sessions.
-    while (readFileSync(log, "utf8").split("\n").length < 40) await new Promise((resolve) => setTimeout(resolve, 20));
+    const deadline = Date.now() + 60_000;
+    while (readFileSync(log, "utf8").split("\n").length < 40) {
+      assert.ok(Date.now() < deadline, "40 launches started within a minute");
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     await victim.stop();
     const results = await Promise.all(calls);
 
