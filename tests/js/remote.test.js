@@ -196,6 +196,14 @@ describe("argv-style and bootstrap-less transports", { skip: modes().includes("h
     }
   });
 
+  test("info() of a local host: this process's OS and architecture, no transport", async () => {
+    const host = new ProcessHost({ fallback: "error" });
+    const info = await host.info();
+    assert.deepEqual([info.os, info.arch, info.transport, info.transportPid, info.helper], [process.platform, process.arch, null, 0, "local"]);
+    assert.equal(info.helperPid, host.stats().helperPid);
+    await host.shutdown();
+  });
+
   test("bootstrap: false: the command starts the helper, whose OS is then unknown", async () => {
     const host = new ProcessHost({ transport: { command: HELPER, bootstrap: false } });
     const info = await host.info();
