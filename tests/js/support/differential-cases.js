@@ -87,11 +87,13 @@ export const cases = [
   { name: "timeout of 1 ms", run: "execFile", file: "sleep", args: ["2"], options: { timeout: 1 } },
   { name: "timeout with killSignal SIGKILL", run: "execFile", file: "sleep", args: ["2"], options: { timeout: 100, killSignal: "SIGKILL" } },
   { name: "timeout given as a signal number", run: "execFile", file: "sleep", args: ["2"], options: { timeout: 100, killSignal: 2 } },
-  { name: "output before a timeout is kept", ...sh("echo before; sleep 2", { timeout: 300 }) },
+  // These timeouts leave sh a whole second to start and print (or exit), even on a
+  // loaded machine: child_process's own result, the reference, depends on it.
+  { name: "output before a timeout is kept", ...sh("echo before; sleep 4", { timeout: 1000 }) },
   { name: "a timeout that is not reached", run: "execFile", file: "echo", args: ["quick"], options: { timeout: 5000 } },
   { name: "the largest timeout Node accepts", run: "execFile", file: "echo", args: ["in time"], options: { timeout: 2 ** 31 - 1 } },
-  { name: "a timeout reached after the child exited 0, a grandchild holding its output", ...sh("echo out; (sleep 2) & exit 0", { timeout: 300 }) },
-  { name: "a timeout reached after the child exited 3, a grandchild holding its output", ...sh("echo out; (sleep 2) & exit 3", { timeout: 300 }) },
+  { name: "a timeout reached after the child exited 0, a grandchild holding its output", ...sh("echo out; (sleep 4) & exit 0", { timeout: 1000 }) },
+  { name: "a timeout reached after the child exited 3, a grandchild holding its output", ...sh("echo out; (sleep 4) & exit 3", { timeout: 1000 }) },
   // The trap is set long before the timeout (sh starts in well under 500 ms, even under
   // qemu), and the child ends long before the helper's SIGKILL (killGraceMs, 5 s).
   { name: "a child that ignores the timeout's SIGTERM runs on to its own exit", ...sh("trap '' TERM; echo trapped; sleep 0.7; echo finished", { timeout: 500 }) },
