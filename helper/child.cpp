@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <asio/write.hpp>
+#include <utility>
 
 #include "write_whole.hpp"
 
@@ -184,15 +185,41 @@ child_pipe* child::descriptor_of(sink s) {
   return d ? &*d : nullptr;
 }
 
-void child::write(std::string bytes) { queue_write(sink::to_stdin, std::move(bytes)); }
+void child::write(std::string_view bytes) { queue_write(sink::to_stdin, bytes); }
 
-void child::send(std::string bytes) { queue_write(sink::to_channel, std::move(bytes)); }
+void child::send(std::string_view bytes) { queue_write(sink::to_channel, bytes); }
 
-void child::queue_write(sink s, std::string bytes) {
+void child::queue_write(sink s, std::string_view bytes) {
   writer& w = writer_of(s);
-  if (!descriptor_of(s) || w.closing) return;  // an earlier error or close already said so
-  w.pending.push_back(std::move(bytes));
+  child_pipe* d = descriptor_of(s);
+  if (!d || w.closing) return;  // an earlier error or close already said so
+  if (!w.writing) {
+    // Nothing queued: the pipe takes what it can straight from Node's frame, which
+    // saves copying it and, usually, a trip through the event loop.
+    const write_outcome now = d->write_now(bytes.data(), bytes.size());
+    if (now.error) return write_failed(s, now.error);
+    if (now.bytes == bytes.size()) return acknowledge(s, now.bytes);
+    w.unacknowledged += now.bytes;  // said together with the rest
+    if (!std::exchange(w.grown, true)) d->grow_send_buffer();
+    bytes.remove_prefix(now.bytes);
+  }
+  w.pending.emplace_back(bytes);
   if (!w.writing) write_next(s);
+}
+
+void child::acknowledge(sink s, std::uint64_t bytes) {
+  owner_.send(s == sink::to_stdin ? encode::written(id_, bytes) : encode::sent(id_, bytes));
+}
+
+void child::write_failed(sink s, std::error_code ec) {
+  writer& w = writer_of(s);
+  const char* code = error_name(ec);
+  owner_.send(s == sink::to_stdin ? encode::stdin_error(id_, code) : encode::send_error(id_, code));
+  w.pending.clear();
+  w.unacknowledged = 0;
+  w.writing = false;
+  w.closing = true;
+  if (s == sink::to_stdin) close_writer(s);  // the channel ends when its reading side does
 }
 
 void child::write_next(sink s) {
@@ -208,17 +235,9 @@ void child::write_next(sink s) {
   asio::async_write(*d, asio::buffer(w.pending.front()), write_whole, [self = shared_from_this(), s](std::error_code ec, std::size_t n) {
     if (ec == asio::error::operation_aborted) return;
     writer& w = self->writer_of(s);
-    if (ec) {
-      const char* code = error_name(ec);
-      self->owner_.send(s == sink::to_stdin ? encode::stdin_error(self->id_, code) : encode::send_error(self->id_, code));
-      w.pending.clear();
-      w.writing = false;
-      w.closing = true;
-      if (s == sink::to_stdin) self->close_writer(s);  // the channel ends when its reading side does
-      return;
-    }
+    if (ec) return self->write_failed(s, ec);
     w.pending.pop_front();
-    self->owner_.send(s == sink::to_stdin ? encode::written(self->id_, n) : encode::sent(self->id_, n));
+    self->acknowledge(s, n + std::exchange(w.unacknowledged, 0));
     self->write_next(s);
   });
 }

@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "messages.hpp"
 #include "os_io.hpp"
@@ -43,9 +44,11 @@ class child : public std::enable_shared_from_this<child> {
         const spawn_options& options, int kill_signal, std::chrono::milliseconds grace);
 
   void start();                       // arm exit watch, output reads and timeout
-  void write(std::string bytes);      // queue bytes for stdin; acknowledged with `written`
+  // Bytes for stdin, acknowledged with `written`; for the IPC channel, with `sent`.
+  // Written at once as far as the pipe takes them; only the rest is copied and queued.
+  void write(std::string_view bytes);
   void end_input();                   // close stdin once queued bytes are written
-  void send(std::string bytes);       // queue bytes for the IPC channel; acknowledged with `sent`
+  void send(std::string_view bytes);
   void add_credit(std::uint32_t fd, std::uint64_t bytes);
   // The reader of stream fd (1, 2, or 3 = the channel) is gone: close our end. The
   // channel is closed once queued sends are written, as a disconnect.
@@ -70,6 +73,8 @@ class child : public std::enable_shared_from_this<child> {
   // Bytes for the child: stdin, or the channel (which shares the channel stream's descriptor).
   struct writer {
     std::deque<std::string> pending;
+    std::uint64_t unacknowledged = 0;  // written at once while a queued write was started
+    bool grown = false;                // grow_send_buffer done
     bool writing = false;
     bool closing = false;  // close once pending bytes are written
   };
@@ -93,8 +98,10 @@ class child : public std::enable_shared_from_this<child> {
   void end_for_limit();
   writer& writer_of(sink s) { return s == sink::to_stdin ? stdin_writer_ : channel_writer_; }
   child_pipe* descriptor_of(sink s);
-  void queue_write(sink s, std::string bytes);
+  void queue_write(sink s, std::string_view bytes);
   void write_next(sink s);
+  void acknowledge(sink s, std::uint64_t bytes);
+  void write_failed(sink s, std::error_code ec);
   void close_writer(sink s);
   void maybe_closed();
 

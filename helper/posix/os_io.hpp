@@ -2,6 +2,7 @@
 // behind names shared with helper/windows/os_io.hpp. CMake puts one of the two
 // directories on the include path, so the logic files carry no #ifdef.
 #pragma once
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <asio/io_context.hpp>
@@ -33,6 +34,25 @@ class child_pipe : public asio::posix::stream_descriptor {
     while (n < 0 && errno == EINTR);
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return {0, true};
     return {n > 0 ? static_cast<std::size_t>(n) : 0, false};  // 0: EOF, or an error that ends it
+  }
+
+  // One write that never blocks, whatever the descriptor's own flag says. Our ends are
+  // socketpairs; anything else is left to the asynchronous path.
+  write_outcome write_now(const char* data, std::size_t size) noexcept {
+    ssize_t n;
+    do n = ::send(native_handle(), data, size, MSG_DONTWAIT | MSG_NOSIGNAL);
+    while (n < 0 && errno == EINTR);
+    if (n >= 0) return {static_cast<std::size_t>(n), {}};
+    if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOTSOCK) return {};
+    return {0, std::error_code(errno, std::system_category())};
+  }
+
+  // For a child that is sent a lot: a socketpair's default ~208 KiB send buffer splits
+  // each 256 KiB frame into two writes and two wake-ups of the child. The kernel caps
+  // the size at net.core.wmem_max. Called once, when a write first fills the buffer.
+  void grow_send_buffer() noexcept {
+    const int size = 1 << 20;
+    setsockopt(native_handle(), SOL_SOCKET, SO_SNDBUF, &size, sizeof size);
   }
 };
 

@@ -32,6 +32,10 @@ class child_pipe : public asio::windows::stream_handle {
   // One read that never blocks: only what PeekNamedPipe says is there.
   read_outcome read_now(char* data, std::size_t size) noexcept;
 
+  // Writes go through overlapped I/O only: nothing is written here.
+  write_outcome write_now(const char*, std::size_t) noexcept { return {}; }
+  void grow_send_buffer() noexcept {}
+
  private:
   void start_zero_read(asio::windows::overlapped_ptr& op);
 };
