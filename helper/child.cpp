@@ -23,7 +23,7 @@ child::child(asio::io_context& io, child_owner& owner, std::uint64_t id, launche
       max_buffer_(options.max_buffer),
       timeout_ms_(options.timeout_ms),
       kill_signal_(kill_signal) {
-  if (process.stdio[0]) input_.emplace(io, process.stdio[0].release());
+  if (process.stdio[0]) input_.emplace(io, std::move(process.stdio[0]));
   for (std::uint32_t fd = 1; fd <= 2; ++fd) {
     if (process.stdio[fd]) stream_of(fd).pipe.emplace(io, process.stdio[fd].release());
   }
@@ -180,9 +180,8 @@ void child::add_credit(std::uint32_t fd, std::uint64_t bytes) {
   read_when_ready(fd);
 }
 
-child_pipe* child::descriptor_of(sink s) {
-  auto& d = s == sink::to_stdin ? input_ : stream_of(3).pipe;
-  return d ? &*d : nullptr;
+write_outcome child::write_now(sink s, const char* data, std::size_t size) {
+  return s == sink::to_stdin ? input_->write_now(data, size) : stream_of(3).pipe->write_now(data, size);
 }
 
 void child::write(std::string_view bytes) { queue_write(sink::to_stdin, bytes); }
@@ -191,16 +190,15 @@ void child::send(std::string_view bytes) { queue_write(sink::to_channel, bytes);
 
 void child::queue_write(sink s, std::string_view bytes) {
   writer& w = writer_of(s);
-  child_pipe* d = descriptor_of(s);
-  if (!d || w.closing) return;  // an earlier error or close already said so
+  if (!can_write(s) || w.closing) return;  // an earlier error or close already said so
   if (!w.writing) {
     // Nothing queued: the pipe takes what it can straight from Node's frame, which
     // saves copying it and, usually, a trip through the event loop.
-    const write_outcome now = d->write_now(bytes.data(), bytes.size());
+    const write_outcome now = write_now(s, bytes.data(), bytes.size());
     if (now.error) return write_failed(s, now.error);
     if (now.bytes == bytes.size()) return acknowledge(s, now.bytes);
     w.unacknowledged += now.bytes;  // said together with the rest
-    if (!std::exchange(w.grown, true)) d->grow_send_buffer();
+    if (!std::exchange(w.grown, true)) async_target(s).grow_send_buffer();
     bytes.remove_prefix(now.bytes);
   }
   w.pending.emplace_back(bytes);
@@ -224,15 +222,14 @@ void child::write_failed(sink s, std::error_code ec) {
 
 void child::write_next(sink s) {
   writer& w = writer_of(s);
-  child_pipe* d = descriptor_of(s);
-  if (!d) return;
+  if (!can_write(s)) return;
   if (w.pending.empty()) {
     w.writing = false;
     if (w.closing) close_writer(s);
     return;
   }
   w.writing = true;
-  asio::async_write(*d, asio::buffer(w.pending.front()), write_whole, [self = shared_from_this(), s](std::error_code ec, std::size_t n) {
+  asio::async_write(async_target(s), asio::buffer(w.pending.front()), write_whole, [self = shared_from_this(), s](std::error_code ec, std::size_t n) {
     if (ec == asio::error::operation_aborted) return;
     writer& w = self->writer_of(s);
     if (ec) return self->write_failed(s, ec);

@@ -84,6 +84,7 @@ class child : public std::enable_shared_from_this<child> {
   void on_exit();
   void drain_outputs();  // at exit: what the streams hold (and the caps) go before `exit`
   stream& stream_of(std::uint32_t fd) { return streams_[fd - 1]; }
+  const stream& stream_of(std::uint32_t fd) const { return streams_[fd - 1]; }
   void read_when_ready(std::uint32_t fd);
   void read_now(std::uint32_t fd);
   enum class read_result { more, would_block, closed };
@@ -97,7 +98,9 @@ class child : public std::enable_shared_from_this<child> {
   // grace period for a child that ignores it. Node would wait for such a child forever.
   void end_for_limit();
   writer& writer_of(sink s) { return s == sink::to_stdin ? stdin_writer_ : channel_writer_; }
-  child_pipe* descriptor_of(sink s);
+  bool can_write(sink s) const { return s == sink::to_stdin ? input_.has_value() : stream_of(3).pipe.has_value(); }
+  write_outcome write_now(sink s, const char* data, std::size_t size);
+  child_pipe& async_target(sink s) { return s == sink::to_stdin ? input_->pipe() : *stream_of(3).pipe; }
   void queue_write(sink s, std::string_view bytes);
   void write_next(sink s);
   void acknowledge(sink s, std::uint64_t bytes);
@@ -110,7 +113,7 @@ class child : public std::enable_shared_from_this<child> {
   const std::uint64_t id_;
   const int pid_;
   exit_watch exit_watch_;
-  std::optional<child_pipe> input_;
+  std::optional<child_input> input_;
   stream streams_[3];
   asio::steady_timer timeout_;
   asio::steady_timer escalation_;

@@ -9,6 +9,7 @@
 #include <asio/posix/stream_descriptor.hpp>
 #include <cerrno>
 #include <csignal>
+#include <optional>
 #include <utility>
 
 #include "process.hpp"
@@ -39,8 +40,11 @@ class child_pipe : public asio::posix::stream_descriptor {
   // One write that never blocks, whatever the descriptor's own flag says. Our ends are
   // socketpairs; anything else is left to the asynchronous path.
   write_outcome write_now(const char* data, std::size_t size) noexcept {
+    return write_now_on(native_handle(), data, size);
+  }
+  static write_outcome write_now_on(int fd, const char* data, std::size_t size) noexcept {
     ssize_t n;
-    do n = ::send(native_handle(), data, size, MSG_DONTWAIT | MSG_NOSIGNAL);
+    do n = ::send(fd, data, size, MSG_DONTWAIT | MSG_NOSIGNAL);
     while (n < 0 && errno == EINTR);
     if (n >= 0) return {static_cast<std::size_t>(n), {}};
     if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOTSOCK) return {};
@@ -54,6 +58,28 @@ class child_pipe : public asio::posix::stream_descriptor {
     const int size = 1 << 20;
     setsockopt(native_handle(), SOL_SOCKET, SO_SNDBUF, &size, sizeof size);
   }
+};
+
+// Our end of a child's stdin. Writes go out at once while the pipe takes them; it joins
+// the event loop (epoll_ctl to add, and to remove at close) only when a write has to
+// wait, which most children's stdin never does.
+class child_input {
+ public:
+  child_input(asio::io_context& io, os_handle handle) : io_(io), handle_(std::move(handle)) {}
+
+  write_outcome write_now(const char* data, std::size_t size) noexcept {
+    if (pipe_) return pipe_->write_now(data, size);
+    return child_pipe::write_now_on(handle_.get(), data, size);
+  }
+  child_pipe& pipe() {
+    if (!pipe_) pipe_.emplace(io_, handle_.release());
+    return *pipe_;
+  }
+
+ private:
+  asio::io_context& io_;
+  os_handle handle_;
+  std::optional<child_pipe> pipe_;
 };
 
 // Becomes ready when the child exits, then reaps it; signals through it. With a pidfd

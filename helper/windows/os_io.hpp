@@ -40,6 +40,23 @@ class child_pipe : public asio::windows::stream_handle {
   void start_zero_read(asio::windows::overlapped_ptr& op);
 };
 
+// Our end of a child's stdin, registered with the completion port on first use (the
+// POSIX twin writes at once and registers only when a write has to wait).
+class child_input {
+ public:
+  child_input(asio::io_context& io, os_handle handle) : io_(io), handle_(std::move(handle)) {}
+  write_outcome write_now(const char*, std::size_t) noexcept { return {}; }
+  child_pipe& pipe() {
+    if (!pipe_) pipe_.emplace(io_, handle_.release());
+    return *pipe_;
+  }
+
+ private:
+  asio::io_context& io_;
+  os_handle handle_;
+  std::optional<child_pipe> pipe_;
+};
+
 // Signalled when the child exits (the process handle). Windows has no signals: as in
 // libuv, a process we terminated is reported with the signal we were asked to send.
 class exit_watch {
