@@ -23,13 +23,14 @@ class frame_decoder {
   explicit frame_decoder(std::size_t max_body = protocol::max_body_bytes) noexcept
       : max_body_(max_body) {}
 
-  // Room for at least `want` more bytes (more when the frame in progress needs it, so
-  // a large frame's body lands in one place), valid until the next prepare or feed.
+  // Room for the rest of the frame in progress once its length is known (so its body
+  // lands in one place and is never moved), else for at least `want` more bytes. Valid
+  // until the next prepare or feed.
   std::pair<char*, std::size_t> prepare(std::size_t want) {
     std::size_t need = want;
     if (end_ - begin_ >= 4) {
       const std::size_t length = read_length(buf_.get() + begin_);
-      if (length <= max_body_) need = std::max(need, 4 + length - (end_ - begin_));
+      if (length <= max_body_) need = 4 + length - (end_ - begin_);
     }
     if (capacity_ - end_ < need) make_room(need);
     return {buf_.get() + end_, capacity_ - end_};
@@ -63,7 +64,8 @@ class frame_decoder {
   template <class OnFrame>
   decode_error feed(const char* data, std::size_t size, OnFrame&& on_frame) {
     if (broken_) return decode_error::oversized;
-    if (size > 0) std::memcpy(prepare(size).first, data, size);
+    if (prepare(size).second < size) make_room(size);
+    if (size > 0) std::memcpy(buf_.get() + end_, data, size);
     return commit(size, std::forward<OnFrame>(on_frame));
   }
 
