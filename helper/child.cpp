@@ -198,7 +198,6 @@ void child::queue_write(sink s, std::string_view bytes) {
     if (now.error) return write_failed(s, now.error);
     if (now.bytes == bytes.size()) return acknowledge(s, now.bytes);
     w.unacknowledged += now.bytes;  // said together with the rest
-    if (!std::exchange(w.grown, true)) async_target(s).grow_send_buffer();
     bytes.remove_prefix(now.bytes);
   }
   w.pending.emplace_back(bytes);

@@ -74,7 +74,6 @@ class child : public std::enable_shared_from_this<child> {
   struct writer {
     std::deque<std::string> pending;
     std::uint64_t unacknowledged = 0;  // written at once while a queued write was started
-    bool grown = false;                // grow_send_buffer done
     bool writing = false;
     bool closing = false;  // close once pending bytes are written
   };

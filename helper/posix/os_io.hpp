@@ -50,14 +50,6 @@ class child_pipe : public asio::posix::stream_descriptor {
     if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOTSOCK) return {};
     return {0, std::error_code(errno, std::system_category())};
   }
-
-  // For a child that is sent a lot: a socketpair's default ~208 KiB send buffer splits
-  // each 256 KiB frame into two writes and two wake-ups of the child. The kernel caps
-  // the size at net.core.wmem_max. Called once, when a write first fills the buffer.
-  void grow_send_buffer() noexcept {
-    const int size = 1 << 20;
-    setsockopt(native_handle(), SOL_SOCKET, SO_SNDBUF, &size, sizeof size);
-  }
 };
 
 // Our end of a child's stdin. Writes go out at once while the pipe takes them; it joins

@@ -34,7 +34,6 @@ class child_pipe : public asio::windows::stream_handle {
 
   // Writes go through overlapped I/O only: nothing is written here.
   write_outcome write_now(const char*, std::size_t) noexcept { return {}; }
-  void grow_send_buffer() noexcept {}
 
  private:
   void start_zero_read(asio::windows::overlapped_ptr& op);

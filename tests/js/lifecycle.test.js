@@ -139,6 +139,10 @@ if (modes().includes("helper")) {
 
     test("a launch that never completes still rejects with timedOut one second after the timeout", async () => {
       const host = new ProcessHost({ helperPath: fixture("fake-helper-silent.mjs") });
+      // The helper must have said hello before the timeout: a kill that reaches a launch
+      // not yet sent cancels it instead (on a loaded machine node takes a while to start).
+      const primer = host.removeTree(`${tmpdir()}/spawnhost-never-answered`).catch((error) => error);
+      while (host.stats().helperPid === 0) await new Promise((resolve) => setTimeout(resolve, 10));
       const started = Date.now();
       const error = await rejection(host.execFile("sleep", ["10"], { timeout: 200 }));
       const elapsed = Date.now() - started;
@@ -147,6 +151,7 @@ if (modes().includes("helper")) {
       assert.equal(error.signal, "SIGTERM");
       assert.ok(elapsed >= 1150 && elapsed < 3000, `settled after ${elapsed} ms`);
       await host.shutdown();
+      assert.ok(await primer instanceof HostShutdownError);
     });
 
     // The only launch thread is held inside a first launch: a write lease on its program
