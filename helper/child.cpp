@@ -149,6 +149,7 @@ child::read_result child::read_chunk(std::uint32_t fd) {
 void child::close_now(std::uint32_t fd) {
   stream& s = stream_of(fd);
   if (!s.pipe) return;
+  if (fd == 3) flush_acknowledgement(sink::to_channel);  // before send_error or eof
   if (fd == 3 && !channel_writer_.pending.empty()) {
     // The channel is gone in both directions: what was not written never will be.
     channel_writer_.pending.clear();
@@ -186,9 +187,9 @@ write_outcome child::write_now(sink s, const char* data, std::size_t size) {
 
 void child::write(std::string_view bytes) { queue_write(sink::to_stdin, bytes); }
 
-void child::send(std::string_view bytes) { queue_write(sink::to_channel, bytes); }
+void child::send(std::string_view bytes, bool quiet) { queue_write(sink::to_channel, bytes, quiet); }
 
-void child::queue_write(sink s, std::string_view bytes) {
+void child::queue_write(sink s, std::string_view bytes, bool quiet) {
   writer& w = writer_of(s);
   if (!can_write(s) || w.closing) return;  // an earlier error or close already said so
   if (!w.writing) {
@@ -196,7 +197,12 @@ void child::queue_write(sink s, std::string_view bytes) {
     // saves copying it and, usually, a trip through the event loop.
     const write_outcome now = write_now(s, bytes.data(), bytes.size());
     if (now.error) return write_failed(s, now.error);
-    if (now.bytes == bytes.size()) return acknowledge(s, now.bytes);
+    if (now.bytes == bytes.size()) {
+      if (!quiet) return acknowledge(s, now.bytes + std::exchange(w.unacknowledged, 0));
+      w.unacknowledged += now.bytes;
+      if (w.unacknowledged >= quiet_ack_limit) flush_acknowledgement(s);
+      return;
+    }
     w.unacknowledged += now.bytes;  // said together with the rest
     bytes.remove_prefix(now.bytes);
   }
@@ -208,12 +214,16 @@ void child::acknowledge(sink s, std::uint64_t bytes) {
   owner_.send(s == sink::to_stdin ? encode::written(id_, bytes) : encode::sent(id_, bytes));
 }
 
+void child::flush_acknowledgement(sink s) {
+  if (const std::uint64_t held = std::exchange(writer_of(s).unacknowledged, 0)) acknowledge(s, held);
+}
+
 void child::write_failed(sink s, std::error_code ec) {
   writer& w = writer_of(s);
+  flush_acknowledgement(s);  // what was written before the error was written
   const char* code = error_name(ec);
   owner_.send(s == sink::to_stdin ? encode::stdin_error(id_, code) : encode::send_error(id_, code));
   w.pending.clear();
-  w.unacknowledged = 0;
   w.writing = false;
   w.closing = true;
   if (s == sink::to_stdin) close_writer(s);  // the channel ends when its reading side does

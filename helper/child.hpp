@@ -48,7 +48,9 @@ class child : public std::enable_shared_from_this<child> {
   // Written at once as far as the pipe takes them; only the rest is copied and queued.
   void write(std::string_view bytes);
   void end_input();                   // close stdin once queued bytes are written
-  void send(std::string_view bytes);
+  // quiet: Node needs no prompt `sent` for these bytes (no callback waits on them); it
+  // is held back until a prompt one, quiet_ack_limit bytes, or the channel's end or error.
+  void send(std::string_view bytes, bool quiet = false);
   void add_credit(std::uint32_t fd, std::uint64_t bytes);
   // The reader of stream fd (1, 2, or 3 = the channel) is gone: close our end. The
   // channel is closed once queued sends are written, as a disconnect.
@@ -73,7 +75,7 @@ class child : public std::enable_shared_from_this<child> {
   // Bytes for the child: stdin, or the channel (which shares the channel stream's descriptor).
   struct writer {
     std::deque<std::string> pending;
-    std::uint64_t unacknowledged = 0;  // written at once while a queued write was started
+    std::uint64_t unacknowledged = 0;  // written, acknowledgement not yet sent
     bool writing = false;
     bool closing = false;  // close once pending bytes are written
   };
@@ -100,7 +102,11 @@ class child : public std::enable_shared_from_this<child> {
   bool can_write(sink s) const { return s == sink::to_stdin ? input_.has_value() : stream_of(3).pipe.has_value(); }
   write_outcome write_now(sink s, const char* data, std::size_t size);
   child_pipe& async_target(sink s) { return s == sink::to_stdin ? input_->pipe() : *stream_of(3).pipe; }
-  void queue_write(sink s, std::string_view bytes);
+  // Quiet acknowledgements held back past this many bytes go out: Node's send window
+  // (helper-ipc.js SEND_HIGH_WATER, 128 KiB) must keep moving.
+  static constexpr std::uint64_t quiet_ack_limit = 32 * 1024;
+  void queue_write(sink s, std::string_view bytes, bool quiet = false);
+  void flush_acknowledgement(sink s);
   void write_next(sink s);
   void acknowledge(sink s, std::uint64_t bytes);
   void write_failed(sink s, std::error_code ec);

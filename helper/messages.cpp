@@ -124,6 +124,7 @@ std::size_t expected_size(msg code) {
     case msg::remove_tree: return protocol::remove_tree_size;
     case msg::close_output: return protocol::close_output_size;
     case msg::send: return protocol::send_size;
+    case msg::send_quiet: return protocol::send_quiet_size;
     case msg::ping: return protocol::ping_size;
     case msg::await_spawn: return protocol::await_spawn_size;
     default: return 0;  // not a message the helper accepts
@@ -168,8 +169,10 @@ decoded_request decode_array(const msgpack::object_array& a) {
       out.value = std::move(r);
       break;
     }
-    case msg::send: {
+    case msg::send:
+    case msg::send_quiet: {
       send_request r;
+      r.quiet = type == msg::send_quiet;
       read_id(a, r.id, fail);
       read_bytes(a, r.bytes, fail);
       out.value = std::move(r);

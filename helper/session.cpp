@@ -161,7 +161,7 @@ void session::handle(send_request&& r) {
     it->second->early_sends.emplace_back(r.bytes);
     return;
   }
-  if (child* c = find_child(r.id, "send")) c->send(r.bytes);
+  if (child* c = find_child(r.id, "send")) c->send(r.bytes, r.quiet);
 }
 
 void session::handle(end_request&& r) {
