@@ -35,6 +35,8 @@ class channel {
   // A read buffer: children's output is read straight into one, behind room for the
   // frame head (encode::data_head_before), and written to Node from there.
   static constexpr std::size_t buffer_size = encode::max_data_head + protocol::max_data_chunk;
+  // The least room offered to each read of Node's frames: a data frame's worth.
+  static constexpr std::size_t read_size = protocol::max_data_chunk;
 
   channel(asio::io_context& io, int in_fd, int out_fd, handler& h);
   void start_reading();
@@ -69,7 +71,6 @@ class channel {
   helper_output out_;
   handler& handler_;
   frame_decoder decoder_;
-  std::array<char, protocol::max_data_chunk> read_buffer_{};  // a whole data frame per read
   std::deque<queued_frame> queue_;
   std::vector<std::string> spare_buffers_;
   std::vector<asio::const_buffer> in_flight_;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <asio/write.hpp>
+#include <utility>
 
 #include "write_whole.hpp"
 
@@ -22,7 +23,7 @@ child::child(asio::io_context& io, child_owner& owner, std::uint64_t id, launche
       max_buffer_(options.max_buffer),
       timeout_ms_(options.timeout_ms),
       kill_signal_(kill_signal) {
-  if (process.stdio[0]) input_.emplace(io, process.stdio[0].release());
+  if (process.stdio[0]) input_.emplace(io, std::move(process.stdio[0]));
   for (std::uint32_t fd = 1; fd <= 2; ++fd) {
     if (process.stdio[fd]) stream_of(fd).pipe.emplace(io, process.stdio[fd].release());
   }
@@ -148,6 +149,7 @@ child::read_result child::read_chunk(std::uint32_t fd) {
 void child::close_now(std::uint32_t fd) {
   stream& s = stream_of(fd);
   if (!s.pipe) return;
+  if (fd == 3) flush_acknowledgement(sink::to_channel);  // before send_error or eof
   if (fd == 3 && !channel_writer_.pending.empty()) {
     // The channel is gone in both directions: what was not written never will be.
     channel_writer_.pending.clear();
@@ -179,46 +181,69 @@ void child::add_credit(std::uint32_t fd, std::uint64_t bytes) {
   read_when_ready(fd);
 }
 
-child_pipe* child::descriptor_of(sink s) {
-  auto& d = s == sink::to_stdin ? input_ : stream_of(3).pipe;
-  return d ? &*d : nullptr;
+write_outcome child::write_now(sink s, const char* data, std::size_t size) {
+  return s == sink::to_stdin ? input_->write_now(data, size) : stream_of(3).pipe->write_now(data, size);
 }
 
-void child::write(std::string bytes) { queue_write(sink::to_stdin, std::move(bytes)); }
+void child::write(std::string_view bytes) { queue_write(sink::to_stdin, bytes); }
 
-void child::send(std::string bytes) { queue_write(sink::to_channel, std::move(bytes)); }
+void child::send(std::string_view bytes, bool quiet) { queue_write(sink::to_channel, bytes, quiet); }
 
-void child::queue_write(sink s, std::string bytes) {
+void child::queue_write(sink s, std::string_view bytes, bool quiet) {
   writer& w = writer_of(s);
-  if (!descriptor_of(s) || w.closing) return;  // an earlier error or close already said so
-  w.pending.push_back(std::move(bytes));
+  if (!can_write(s) || w.closing) return;  // an earlier error or close already said so
+  if (!w.writing) {
+    // Nothing queued: the pipe takes what it can straight from Node's frame, which
+    // saves copying it and, usually, a trip through the event loop.
+    const write_outcome now = write_now(s, bytes.data(), bytes.size());
+    if (now.error) return write_failed(s, now.error);
+    if (now.bytes == bytes.size()) {
+      if (!quiet) return acknowledge(s, now.bytes + std::exchange(w.unacknowledged, 0));
+      w.unacknowledged += now.bytes;
+      if (w.unacknowledged >= quiet_ack_limit) flush_acknowledgement(s);
+      return;
+    }
+    w.unacknowledged += now.bytes;  // said together with the rest
+    bytes.remove_prefix(now.bytes);
+  }
+  w.pending.emplace_back(bytes);
   if (!w.writing) write_next(s);
+}
+
+void child::acknowledge(sink s, std::uint64_t bytes) {
+  owner_.send(s == sink::to_stdin ? encode::written(id_, bytes) : encode::sent(id_, bytes));
+}
+
+void child::flush_acknowledgement(sink s) {
+  if (const std::uint64_t held = std::exchange(writer_of(s).unacknowledged, 0)) acknowledge(s, held);
+}
+
+void child::write_failed(sink s, std::error_code ec) {
+  writer& w = writer_of(s);
+  flush_acknowledgement(s);  // what was written before the error was written
+  const char* code = error_name(ec);
+  owner_.send(s == sink::to_stdin ? encode::stdin_error(id_, code) : encode::send_error(id_, code));
+  w.pending.clear();
+  w.writing = false;
+  w.closing = true;
+  if (s == sink::to_stdin) close_writer(s);  // the channel ends when its reading side does
 }
 
 void child::write_next(sink s) {
   writer& w = writer_of(s);
-  child_pipe* d = descriptor_of(s);
-  if (!d) return;
+  if (!can_write(s)) return;
   if (w.pending.empty()) {
     w.writing = false;
     if (w.closing) close_writer(s);
     return;
   }
   w.writing = true;
-  asio::async_write(*d, asio::buffer(w.pending.front()), write_whole, [self = shared_from_this(), s](std::error_code ec, std::size_t n) {
+  asio::async_write(async_target(s), asio::buffer(w.pending.front()), write_whole, [self = shared_from_this(), s](std::error_code ec, std::size_t n) {
     if (ec == asio::error::operation_aborted) return;
     writer& w = self->writer_of(s);
-    if (ec) {
-      const char* code = error_name(ec);
-      self->owner_.send(s == sink::to_stdin ? encode::stdin_error(self->id_, code) : encode::send_error(self->id_, code));
-      w.pending.clear();
-      w.writing = false;
-      w.closing = true;
-      if (s == sink::to_stdin) self->close_writer(s);  // the channel ends when its reading side does
-      return;
-    }
+    if (ec) return self->write_failed(s, ec);
     w.pending.pop_front();
-    self->owner_.send(s == sink::to_stdin ? encode::written(self->id_, n) : encode::sent(self->id_, n));
+    self->acknowledge(s, n + std::exchange(w.unacknowledged, 0));
     self->write_next(s);
   });
 }

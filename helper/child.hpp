@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "messages.hpp"
 #include "os_io.hpp"
@@ -43,9 +44,13 @@ class child : public std::enable_shared_from_this<child> {
         const spawn_options& options, int kill_signal, std::chrono::milliseconds grace);
 
   void start();                       // arm exit watch, output reads and timeout
-  void write(std::string bytes);      // queue bytes for stdin; acknowledged with `written`
+  // Bytes for stdin, acknowledged with `written`; for the IPC channel, with `sent`.
+  // Written at once as far as the pipe takes them; only the rest is copied and queued.
+  void write(std::string_view bytes);
   void end_input();                   // close stdin once queued bytes are written
-  void send(std::string bytes);       // queue bytes for the IPC channel; acknowledged with `sent`
+  // quiet: Node needs no prompt `sent` for these bytes (no callback waits on them); it
+  // is held back until a prompt one, quiet_ack_limit bytes, or the channel's end or error.
+  void send(std::string_view bytes, bool quiet = false);
   void add_credit(std::uint32_t fd, std::uint64_t bytes);
   // The reader of stream fd (1, 2, or 3 = the channel) is gone: close our end. The
   // channel is closed once queued sends are written, as a disconnect.
@@ -70,6 +75,7 @@ class child : public std::enable_shared_from_this<child> {
   // Bytes for the child: stdin, or the channel (which shares the channel stream's descriptor).
   struct writer {
     std::deque<std::string> pending;
+    std::uint64_t unacknowledged = 0;  // written, acknowledgement not yet sent
     bool writing = false;
     bool closing = false;  // close once pending bytes are written
   };
@@ -79,6 +85,7 @@ class child : public std::enable_shared_from_this<child> {
   void on_exit();
   void drain_outputs();  // at exit: what the streams hold (and the caps) go before `exit`
   stream& stream_of(std::uint32_t fd) { return streams_[fd - 1]; }
+  const stream& stream_of(std::uint32_t fd) const { return streams_[fd - 1]; }
   void read_when_ready(std::uint32_t fd);
   void read_now(std::uint32_t fd);
   enum class read_result { more, would_block, closed };
@@ -92,9 +99,17 @@ class child : public std::enable_shared_from_this<child> {
   // grace period for a child that ignores it. Node would wait for such a child forever.
   void end_for_limit();
   writer& writer_of(sink s) { return s == sink::to_stdin ? stdin_writer_ : channel_writer_; }
-  child_pipe* descriptor_of(sink s);
-  void queue_write(sink s, std::string bytes);
+  bool can_write(sink s) const { return s == sink::to_stdin ? input_.has_value() : stream_of(3).pipe.has_value(); }
+  write_outcome write_now(sink s, const char* data, std::size_t size);
+  child_pipe& async_target(sink s) { return s == sink::to_stdin ? input_->pipe() : *stream_of(3).pipe; }
+  // Quiet acknowledgements held back past this many bytes go out: Node's send window
+  // (helper-ipc.js SEND_HIGH_WATER, 128 KiB) must keep moving.
+  static constexpr std::uint64_t quiet_ack_limit = 32 * 1024;
+  void queue_write(sink s, std::string_view bytes, bool quiet = false);
+  void flush_acknowledgement(sink s);
   void write_next(sink s);
+  void acknowledge(sink s, std::uint64_t bytes);
+  void write_failed(sink s, std::error_code ec);
   void close_writer(sink s);
   void maybe_closed();
 
@@ -103,7 +118,7 @@ class child : public std::enable_shared_from_this<child> {
   const std::uint64_t id_;
   const int pid_;
   exit_watch exit_watch_;
-  std::optional<child_pipe> input_;
+  std::optional<child_input> input_;
   stream streams_[3];
   asio::steady_timer timeout_;
   asio::steady_timer escalation_;

@@ -54,10 +54,10 @@ void read_id(const msgpack::object_array& a, std::uint64_t& id, std::optional<fa
   if (!fail && id == 0) fail = failure{decode_error::bad_field, "request id 0 is reserved"};
 }
 
-void read_bytes(const msgpack::object_array& a, std::string& out, std::optional<failure>& fail) {
+void read_bytes(const msgpack::object_array& a, std::string_view& out, std::optional<failure>& fail) {
   if (fail) return;
   if (a.ptr[2].type != msgpack::type::BIN) fail = failure{decode_error::bad_field, "field 'bytes' is not binary"};
-  else out.assign(a.ptr[2].via.bin.ptr, a.ptr[2].via.bin.size);
+  else out = std::string_view(a.ptr[2].via.bin.ptr, a.ptr[2].via.bin.size);
 }
 
 // Streams are fds 1 and 2 (stdout, stderr) and 3 (the IPC channel).
@@ -124,6 +124,7 @@ std::size_t expected_size(msg code) {
     case msg::remove_tree: return protocol::remove_tree_size;
     case msg::close_output: return protocol::close_output_size;
     case msg::send: return protocol::send_size;
+    case msg::send_quiet: return protocol::send_quiet_size;
     case msg::ping: return protocol::ping_size;
     case msg::await_spawn: return protocol::await_spawn_size;
     default: return 0;  // not a message the helper accepts
@@ -168,8 +169,10 @@ decoded_request decode_array(const msgpack::object_array& a) {
       out.value = std::move(r);
       break;
     }
-    case msg::send: {
+    case msg::send:
+    case msg::send_quiet: {
       send_request r;
+      r.quiet = type == msg::send_quiet;
       read_id(a, r.id, fail);
       read_bytes(a, r.bytes, fail);
       out.value = std::move(r);
@@ -288,7 +291,7 @@ decoded_request decode_request(std::string_view body) noexcept {
     const std::size_t n = body.size();
     const msgpack::unpack_limit limit(n, n / 2, n, n, n, 8);
     // Binary fields point into `body` instead of being copied into the unpacker's zone:
-    // read_bytes copies them once, into the request, while `body` is still alive.
+    // read_bytes only points at them, and the child copies what it cannot write at once.
     const msgpack::unpack_reference_func bin_in_place = [](msgpack::type::object_type type, std::size_t, void*) {
       return type == msgpack::type::BIN;
     };

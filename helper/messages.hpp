@@ -40,14 +40,16 @@ struct spawn_request {
   std::vector<std::string> args;
   spawn_options options;
 };
-struct write_request { std::uint64_t id; std::string bytes; };
+// `bytes` of write and send point into the frame: valid while it is dispatched.
+struct write_request { std::uint64_t id; std::string_view bytes; };
 struct end_request { std::uint64_t id; };
 struct kill_request { std::uint64_t id; std::string signal; };
 struct credit_request { std::uint64_t id; std::uint32_t fd; std::uint64_t bytes; };
 struct shutdown_request { std::uint64_t grace_ms; };
 struct remove_tree_request { std::uint64_t id; std::string path; };
 struct close_output_request { std::uint64_t id; std::uint32_t fd; };
-struct send_request { std::uint64_t id; std::string bytes; };
+// quiet (send_quiet): the acknowledgement may be held back and merged into a later one.
+struct send_request { std::uint64_t id; std::string_view bytes; bool quiet = false; };
 struct ping_request { std::uint64_t token; };
 // Sync channel: answer spawn_known once the main channel's launch `id` has a result.
 struct await_spawn_request { std::uint64_t id; };

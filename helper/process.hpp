@@ -56,6 +56,13 @@ struct read_outcome {
   bool would_block = false;
 };
 
+// What one write that never blocks did: `bytes` went out; the rest would have blocked
+// (or this descriptor cannot be written without waiting), unless `error` says it failed.
+struct write_outcome {
+  std::size_t bytes = 0;
+  std::error_code error;
+};
+
 // Signal names as Node spells them ("SIGTERM"); nullopt when unknown here.
 std::optional<int> signal_number(std::string_view name) noexcept;
 std::optional<std::string_view> signal_name(int signal) noexcept;

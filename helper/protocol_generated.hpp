@@ -35,6 +35,7 @@ enum class msg : std::uint8_t {
   send = 24,
   ping = 25,
   await_spawn = 26,
+  send_quiet = 40,
 };
 
 // Number of array elements of each message, the code included.
@@ -63,6 +64,7 @@ inline constexpr std::size_t close_output_size = 3;
 inline constexpr std::size_t send_size = 3;
 inline constexpr std::size_t ping_size = 2;
 inline constexpr std::size_t await_spawn_size = 2;
+inline constexpr std::size_t send_quiet_size = 3;
 
 enum class stdio_kind : std::uint8_t {
   pipe = 0,

@@ -131,9 +131,9 @@ void session::on_launched(const std::shared_ptr<pending_launch>& p, launched_pro
   channel_.send(encode::spawned(id, pid, create_us, queued_us));
   spawn_known(id, p->awaiting, {pid, {}});
   c->start();
-  for (auto& bytes : p->early_input) c->write(std::move(bytes));
+  for (const auto& bytes : p->early_input) c->write(bytes);
   if (p->early_end) c->end_input();
-  for (auto& bytes : p->early_sends) c->send(std::move(bytes));
+  for (const auto& bytes : p->early_sends) c->send(bytes);
   for (const std::uint32_t fd : p->early_closes) c->close_stream(fd);
   if (p->kill_on_arrival) c->kill(p->kill_on_arrival);
   if (shutting_down_ && !c->detached()) c->kill(c->kill_signal());
@@ -150,16 +150,18 @@ child* session::find_child(std::uint64_t id, const char* what) {
 
 void session::handle(write_request&& r) {
   if (auto it = launching_.find(r.id); it != launching_.end()) {
-    return it->second->early_input.push_back(std::move(r.bytes));
+    it->second->early_input.emplace_back(r.bytes);
+    return;
   }
-  if (child* c = find_child(r.id, "write")) c->write(std::move(r.bytes));
+  if (child* c = find_child(r.id, "write")) c->write(r.bytes);
 }
 
 void session::handle(send_request&& r) {
   if (auto it = launching_.find(r.id); it != launching_.end()) {
-    return it->second->early_sends.push_back(std::move(r.bytes));
+    it->second->early_sends.emplace_back(r.bytes);
+    return;
   }
-  if (child* c = find_child(r.id, "send")) c->send(std::move(r.bytes));
+  if (child* c = find_child(r.id, "send")) c->send(r.bytes, r.quiet);
 }
 
 void session::handle(end_request&& r) {

@@ -50,6 +50,7 @@ const valid = [
   ["close_output", [23, 3, 1]],
   ["close_output of the IPC channel", [23, 3, 3]],
   ["send", [24, 3, bin("7b7d0a")]],
+  ["send_quiet", [40, 3, bin("7b7d0a")]],
   ["sent", [11, 3, 3]],
   ["send_error", [12, 3, "EPIPE"]],
   ["data from the IPC channel", [4, 3, 3, bin("7b2261223a317d0a")]],

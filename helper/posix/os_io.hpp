@@ -2,12 +2,14 @@
 // behind names shared with helper/windows/os_io.hpp. CMake puts one of the two
 // directories on the include path, so the logic files carry no #ifdef.
 #pragma once
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <asio/io_context.hpp>
 #include <asio/posix/stream_descriptor.hpp>
 #include <cerrno>
 #include <csignal>
+#include <optional>
 #include <utility>
 
 #include "process.hpp"
@@ -34,6 +36,42 @@ class child_pipe : public asio::posix::stream_descriptor {
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return {0, true};
     return {n > 0 ? static_cast<std::size_t>(n) : 0, false};  // 0: EOF, or an error that ends it
   }
+
+  // One write that never blocks, whatever the descriptor's own flag says. Our ends are
+  // socketpairs; anything else is left to the asynchronous path.
+  write_outcome write_now(const char* data, std::size_t size) noexcept {
+    return write_now_on(native_handle(), data, size);
+  }
+  static write_outcome write_now_on(int fd, const char* data, std::size_t size) noexcept {
+    ssize_t n;
+    do n = ::send(fd, data, size, MSG_DONTWAIT | MSG_NOSIGNAL);
+    while (n < 0 && errno == EINTR);
+    if (n >= 0) return {static_cast<std::size_t>(n), {}};
+    if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOTSOCK) return {};
+    return {0, std::error_code(errno, std::system_category())};
+  }
+};
+
+// Our end of a child's stdin. Writes go out at once while the pipe takes them; it joins
+// the event loop (epoll_ctl to add, and to remove at close) only when a write has to
+// wait, which most children's stdin never does.
+class child_input {
+ public:
+  child_input(asio::io_context& io, os_handle handle) : io_(io), handle_(std::move(handle)) {}
+
+  write_outcome write_now(const char* data, std::size_t size) noexcept {
+    if (pipe_) return pipe_->write_now(data, size);
+    return child_pipe::write_now_on(handle_.get(), data, size);
+  }
+  child_pipe& pipe() {
+    if (!pipe_) pipe_.emplace(io_, handle_.release());
+    return *pipe_;
+  }
+
+ private:
+  asio::io_context& io_;
+  os_handle handle_;
+  std::optional<child_pipe> pipe_;
 };
 
 // Becomes ready when the child exits, then reaps it; signals through it. With a pidfd

@@ -5,9 +5,10 @@
 // The child runs on its own small stack and must only make async-signal-safe system
 // calls: it shares memory with a running multi-threaded process. Everything it needs
 // (argv, envp, candidate paths) is prepared here, before the clone. It reports a failure
-// by writing errno into `child_args` (shared memory) and into a close-on-exec pipe,
-// then exiting with 127; because of CLONE_VFORK the parent reads them only after the
-// child has exec'd or exited. The pipe covers emulators that run vfork as fork.
+// by writing errno into `child_args` (shared memory), then exiting with 127; because of
+// CLONE_VFORK the parent reads it only after the child has exec'd or exited. Emulators
+// that run vfork as fork (qemu-user) share no memory: the first launch finds out, and
+// where it is so, every launch also gets libuv's close-on-exec pipe for the report.
 #include <fcntl.h>
 #include <linux/close_range.h>
 #include <malloc.h>
@@ -22,6 +23,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -63,10 +65,11 @@ struct child_args {
   int process_group;  // for a non-detached child: Node's group, not the helper's
   pid_t helper_pid;
   long uid, gid;  // -1: leave as is
-  // Written by the child on failure:
+  // Written by the child:
+  bool ran;  // first thing: the parent sees it only if the clone really shared memory
   int error;
   const char* stage;
-  int report_fd;  // write end of a close-on-exec pipe: EOF in the parent means exec succeeded
+  int report_fd;  // -1, or the write end of a close-on-exec pipe: EOF means exec succeeded
 };
 
 // What a failed child reports through report_fd.
@@ -95,16 +98,19 @@ SPAWNHOST_CHILD_CODE long sys(long number, long a = 0, long b = 0, long c = 0, l
 [[noreturn]] SPAWNHOST_CHILD_CODE void child_fail(child_args* a, const char* stage) {
   a->error = errno;
   a->stage = stage;
-  // Also through the pipe, libuv's way: where clone(CLONE_VM|CLONE_VFORK) degrades to
-  // a fork (qemu-user does this), the parent never sees the memory written above.
-  const failure_report report{a->error, stage};
-  sys(SYS_write, a->report_fd, reinterpret_cast<long>(&report), sizeof report);
+  // Also through the pipe, libuv's way, where clone(CLONE_VM|CLONE_VFORK) degrades to
+  // a fork: the parent never sees the memory written above.
+  if (a->report_fd >= 0) {
+    const failure_report report{a->error, stage};
+    sys(SYS_write, a->report_fd, reinterpret_cast<long>(&report), sizeof report);
+  }
   sys(SYS_exit_group, 127);
   __builtin_unreachable();
 }
 
 SPAWNHOST_CHILD_CODE int child_main(void* raw) {
   auto* a = static_cast<child_args*>(raw);
+  a->ran = true;
   // Dispositions: the parent blocked every signal before cloning, so no handler can
   // run on this shared memory. Reset all to default (SIGPIPE is ignored in the helper,
   // and ignored signals survive exec), then unblock, as Node does for its children.
@@ -239,6 +245,23 @@ class all_signals_blocked {
   sigset_t old_;
 };
 
+// Whether clone(CLONE_VM|CLONE_VFORK) shares memory here: unknown (-1) until the first
+// launch, which shows it by `child_args::ran`.
+std::atomic<int> vfork_shares_memory{-1};
+
+// The helper's own PID, for the child's check that its parent is still the helper.
+pid_t helper_pid() noexcept {
+  static const pid_t pid = getpid();
+  return pid;
+}
+
+// One /dev/null for every ignored stdio: dup3 in the child gives it a copy without
+// FD_CLOEXEC, so sharing it costs no open and close per launch.
+int dev_null() noexcept {
+  static const int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+  return fd;
+}
+
 bool pidfd_supported() noexcept {
   // Probed once. SPAWNHOST_HELPER_NO_PIDFD=1 forces the SIGCHLD path, to test on
   // kernels that have pidfd what runs on those that do not.
@@ -272,12 +295,9 @@ launched_process launch_process(const spawn_request& r, const launch_context& co
           out.stdio[fd].reset(p[1]);
           break;
         }
-        case protocol::stdio_kind::ignore: {
-          int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-          if (null_fd < 0) return fail("open", errno);
-          child_ends[fd].reset(null_fd);
+        case protocol::stdio_kind::ignore:
+          if (dev_null() < 0) return fail("open", errno);
           break;
-        }
         case protocol::stdio_kind::inherit: {
           int copy = fcntl(context.inherited[fd], F_DUPFD_CLOEXEC, 3);
           if (copy < 0) return fail("dup", errno);
@@ -320,28 +340,50 @@ launched_process launch_process(const spawn_request& r, const launch_context& co
                                      : std::string();
     a.cwd_fallback = node_cwd.empty() ? nullptr : node_cwd.c_str();
     if (!a.cwd) std::swap(a.cwd, a.cwd_fallback);
-    for (int fd = 0; fd < 3; ++fd) a.stdio[fd] = child_ends[fd].get();
+    for (int fd = 0; fd < 3; ++fd) a.stdio[fd] = child_ends[fd] ? child_ends[fd].get() : dev_null();
     a.channel = child_channel ? child_channel.get() : -1;
     a.detached = r.options.detached;
     a.process_group = context.process_group;
-    a.helper_pid = getpid();
+    a.helper_pid = helper_pid();
     a.uid = r.options.uid ? static_cast<long>(*r.options.uid) : -1;
     a.gid = r.options.gid ? static_cast<long>(*r.options.gid) : -1;
 
     // One stack per launch thread, reused: the child is done with it when clone returns.
     thread_local std::unique_ptr<char[]> stack(new char[child_stack_size]);
-    int report[2];
-    if (pipe2(report, O_CLOEXEC) < 0) return fail("pipe", errno);
-    unique_fd report_read(report[0]), report_write(report[1]);
-    a.report_fd = report_write.get();
+    unique_fd report_read, report_write;
+    if (vfork_shares_memory.load(std::memory_order_relaxed) != 1) {
+      int report[2];
+      if (pipe2(report, O_CLOEXEC) < 0) return fail("pipe", errno);
+      report_read.reset(report[0]);
+      report_write.reset(report[1]);
+    }
+    a.report_fd = report_write ? report_write.get() : -1;
+    // The pidfd comes with the clone (CLONE_PIDFD, Linux 5.2) instead of a pidfd_open
+    // after it; a kernel or emulator that refuses the flag is asked once more without.
+    static std::atomic<bool> clone_pidfd{true};
+    const bool want_pidfd = pidfd_supported();
+    int pidfd = -1;
     const auto t0 = std::chrono::steady_clock::now();
     pid_t pid;
     {
       all_signals_blocked blocked;
-      pid = __clone(child_main, stack.get() + child_stack_size, CLONE_VM | CLONE_VFORK | SIGCHLD, &a);
+      const int flags = CLONE_VM | CLONE_VFORK | SIGCHLD;
+      if (want_pidfd && clone_pidfd.load(std::memory_order_relaxed)) {
+        pid = __clone(child_main, stack.get() + child_stack_size, flags | CLONE_PIDFD, &a, &pidfd);
+        if (pid < 0 && errno == EINVAL) {
+          clone_pidfd.store(false, std::memory_order_relaxed);
+          pid = __clone(child_main, stack.get() + child_stack_size, flags, &a);
+        }
+      } else {
+        pid = __clone(child_main, stack.get() + child_stack_size, flags, &a);
+      }
+    }
+    unique_fd exit_handle(pid >= 0 ? pidfd : -1);
+    if (pid >= 0 && vfork_shares_memory.load(std::memory_order_relaxed) < 0) {
+      vfork_shares_memory.store(a.ran ? 1 : 0, std::memory_order_relaxed);
     }
     report_write.reset();
-    if (pid >= 0 && !a.error) {
+    if (pid >= 0 && !a.error && report_read) {
       // After a real vfork the child has exec'd (EOF at once) or written a.error; under
       // fork emulation this waits for the exec or the report.
       failure_report r{};
@@ -360,15 +402,15 @@ launched_process launch_process(const spawn_request& r, const launch_context& co
       return fail(a.stage, a.error);
     }
     out.pid = pid;
-    if (!pidfd_supported()) return out;  // no exit handle: exit_watch waits on SIGCHLD
-    const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
-    if (pidfd < 0) {
+    if (!want_pidfd) return out;  // no exit handle: exit_watch waits on SIGCHLD
+    if (!exit_handle) exit_handle.reset(static_cast<int>(syscall(SYS_pidfd_open, pid, 0)));
+    if (!exit_handle) {
       const int e = errno;
       kill(pid, SIGKILL);
       waitpid(pid, nullptr, 0);
       return fail("pidfd", e);
     }
-    out.exit_handle.reset(pidfd);
+    out.exit_handle.reset(exit_handle.release());
     return out;
   } catch (const std::bad_alloc&) {
     return fail("memory", ENOMEM);

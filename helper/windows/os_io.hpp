@@ -32,8 +32,28 @@ class child_pipe : public asio::windows::stream_handle {
   // One read that never blocks: only what PeekNamedPipe says is there.
   read_outcome read_now(char* data, std::size_t size) noexcept;
 
+  // Writes go through overlapped I/O only: nothing is written here.
+  write_outcome write_now(const char*, std::size_t) noexcept { return {}; }
+
  private:
   void start_zero_read(asio::windows::overlapped_ptr& op);
+};
+
+// Our end of a child's stdin, registered with the completion port on first use (the
+// POSIX twin writes at once and registers only when a write has to wait).
+class child_input {
+ public:
+  child_input(asio::io_context& io, os_handle handle) : io_(io), handle_(std::move(handle)) {}
+  write_outcome write_now(const char*, std::size_t) noexcept { return {}; }
+  child_pipe& pipe() {
+    if (!pipe_) pipe_.emplace(io_, handle_.release());
+    return *pipe_;
+  }
+
+ private:
+  asio::io_context& io_;
+  os_handle handle_;
+  std::optional<child_pipe> pipe_;
 };
 
 // Signalled when the child exits (the process handle). Windows has no signals: as in

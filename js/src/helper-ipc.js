@@ -24,6 +24,14 @@ export const HELPER_SEND_WINDOW = 1024 * 1024;
  */
 export const IPC_READ_CREDIT = 1024 * 1024;
 
+/**
+ * A message of at most this many bytes sent without a callback goes as `send_quiet`:
+ * the helper may hold its acknowledgement back and merge it into a later one (see
+ * schema/README.md), so a request/reply exchange wakes Node once per reply instead of
+ * also once per `sent`. Larger ones are acknowledged at once: the window needs it.
+ */
+export const QUIET_SEND_MAX = 16 * 1024;
+
 const INTERNAL_PREFIX = "NODE_";
 
 /** Node's rule for its own messages (cluster, handle passing): never user 'message's. */
@@ -62,6 +70,8 @@ export class HelperIpc {
    *   with fd 3); grant gives read credit for fd 3
    */
   constructor({ child, serialization, sendFrame, grant }) {
+    // sendFrame("send_quiet", bytes) goes through the generic encoder, which copies the
+    // bytes: cheap for the small messages it is used for.
     this.#child = child;
     this.#serialization = SERIALIZATIONS[serialization];
     this.#parser = this.#serialization.parser();
@@ -75,7 +85,8 @@ export class HelperIpc {
       this.#report(this.#failure, callback);
       return false;
     }
-    this.#enqueue(this.#serialization.encode(message), callback);
+    const bytes = this.#serialization.encode(message);
+    this.#enqueue(bytes, callback, callback === undefined && bytes.length <= QUIET_SEND_MAX);
     return this.#inHelper + this.#queuedBytes < SEND_HIGH_WATER;
   }
 
@@ -109,7 +120,7 @@ export class HelperIpc {
       // The handle did not come through the helper: answer as Node does when a handle
       // is missing, so the child gives up on it (with a warning) instead of holding
       // every later message back waiting for an acknowledgement.
-      else if (message.cmd === "NODE_HANDLE") this.#enqueue(this.#serialization.encode({ cmd: "NODE_HANDLE_NACK" }), () => {});
+      else if (message.cmd === "NODE_HANDLE") this.#enqueue(this.#serialization.encode({ cmd: "NODE_HANDLE_NACK" }), () => {}, false);
       else this.#child._deliver("internalMessage", message, undefined);
     }
   }
@@ -146,9 +157,9 @@ export class HelperIpc {
     this.#child._channelClosed();
   }
 
-  #enqueue(bytes, callback) {
+  #enqueue(bytes, callback, quiet) {
     for (let offset = 0; offset < bytes.length; offset += MAX_DATA_CHUNK) {
-      this.#queue.push(bytes.subarray(offset, offset + MAX_DATA_CHUNK));
+      this.#queue.push({ bytes: bytes.subarray(offset, offset + MAX_DATA_CHUNK), quiet });
     }
     this.#queuedBytes += bytes.length;
     this.#offered += bytes.length;
@@ -159,10 +170,10 @@ export class HelperIpc {
   #pump() {
     if (this.#ended || this.#failure) return;
     while (this.#queue.length > 0 && this.#inHelper < HELPER_SEND_WINDOW) {
-      const chunk = this.#queue.shift();
-      this.#queuedBytes -= chunk.length;
-      this.#inHelper += chunk.length;
-      this.#sendFrame("send", chunk);
+      const { bytes, quiet } = this.#queue.shift();
+      this.#queuedBytes -= bytes.length;
+      this.#inHelper += bytes.length;
+      this.#sendFrame(quiet ? "send_quiet" : "send", bytes);
     }
     if (this.#disconnecting && this.#queue.length === 0 && !this.#closeSent) {
       this.#closeSent = true;

@@ -331,6 +331,33 @@ TEST(Helper, RelaysAnIpcChannelOnFd3BothWays) {
   EXPECT_EQ(h.next_of(6), json::parse("[6, 6, 0, null, 0]"));
 }
 
+// send_quiet's acknowledgement waits for a prompt one, which then covers both: the
+// child reads two lines, so both were written, yet only one `sent` comes, for 8 bytes.
+// The channel's end flushes a held one before its eof.
+TEST(Helper, QuietSendsAreAcknowledgedWithTheNextPromptOneOrBeforeTheChannelsEof) {
+  helper_client h;
+  h.next();
+  std::map<std::string, bool> options{{"ipc", true}};
+  h.send(16, 8, std::string("sh"), std::vector<std::string>{"-c", "read a <&3; read b <&3; echo \"$a$b\" >&3; read c <&3"}, options);
+  EXPECT_EQ(h.next()[0], 2);
+  h.send(40, 8, msgpack::type::raw_ref("one\n", 4));
+  h.send(24, 8, msgpack::type::raw_ref("two\n", 4));
+  h.send(40, 8, msgpack::type::raw_ref("end\n", 4));
+  std::vector<json> acks;
+  std::string channel;
+  bool eof_after_acks = false;
+  for (json m = h.next(); !m.is_null() && m[0] != 6; m = h.next()) {
+    if (m[0] == 11) acks.push_back(m);
+    if (m[0] == 4 && m[2] == 3) channel += test::unhex(m[3]["$bin"]);
+    if (m[0] == 5 && m[2] == 3) eof_after_acks = acks.size() == 2;
+  }
+  EXPECT_EQ(channel, "onetwo\n");
+  ASSERT_EQ(acks.size(), 2u);
+  EXPECT_EQ(acks[0], json::parse("[11, 8, 8]"));
+  EXPECT_EQ(acks[1], json::parse("[11, 8, 4]"));  // the last quiet one, held until the channel ended
+  EXPECT_TRUE(eof_after_acks);
+}
+
 TEST(Helper, ClosingTheChannelWritesQueuedSendsFirstThenTheChildSeesEof) {
   helper_client h;
   h.next();
