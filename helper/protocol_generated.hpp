@@ -5,7 +5,7 @@
 
 namespace spawnhost::protocol {
 
-inline constexpr std::uint32_t version = 1;
+inline constexpr std::uint32_t version = 2;
 inline constexpr std::size_t max_body_bytes = 4194304;
 inline constexpr std::size_t max_data_chunk = 262144;
 
