@@ -7,6 +7,7 @@ import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { dirname, join } from "node:path";
 import { encode } from "@msgpack/msgpack";
+import { PROTOCOL_VERSION } from "../js/src/protocol-generated.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const bin = (hex) => ({ $bin: hex });
@@ -21,7 +22,8 @@ const frame = (body) => {
 };
 
 const valid = [
-  ["hello", [1, 1, "0.1.0", 4242]],
+  // The helper always says its own protocol version: the C++ test encodes this one.
+  ["hello", [1, PROTOCOL_VERSION, "0.1.0", 4242]],
   ["spawned", [2, 7, 31337, 118, 3]],
   ["spawn_error ENOENT", [3, 8, "ENOENT", "exec"]],
   ["data stdout", [4, 7, 1, bin("68656c6c6f0a")]],
