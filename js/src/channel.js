@@ -185,6 +185,11 @@ export class Channel {
     return this.#transport ? this.#process.pid ?? 0 : 0;
   }
 
+  /** Whether the sync channel's FIFOs were opened (a blocking call may have used them). */
+  get syncOpened() {
+    return this.#sync?.opened ?? false;
+  }
+
   /** How many ids are held: requests and children the helper still owes an answer. */
   get inFlight() {
     return this.#handlers.size;
