@@ -76,14 +76,25 @@ export class FallbackBackend {
   }
 
   /**
-   * Starts the helper if nothing is decided yet; resolves once the backend to use is
-   * known. Never rejects.
+   * Starts the helper if nothing is decided yet, and returns a promise that resolves
+   * (never rejects) once the backend to use is known; null when it is known already,
+   * so that a caller adds no tick to a launch.
+   * @returns {Promise<void>|null}
    */
   decided() {
-    this.#decided ??= Promise.resolve().then(() => this.#helper.whenStarted()).then(
-      () => { if (this.#state === "starting") this.#state = "helper"; },
-      (error) => { if (this.#state === "starting") this.#fallBack(error); },
-    );
+    if (this.#state !== "starting") return null;
+    if (!this.#decided) {
+      let started;
+      try {
+        started = this.#helper.whenStarted();
+      } catch (error) {
+        started = Promise.reject(error);
+      }
+      this.#decided = started.then(
+        () => { if (this.#state === "starting") this.#state = "helper"; },
+        (error) => { if (this.#state === "starting") this.#fallBack(error); },
+      );
+    }
     return this.#decided;
   }
 
@@ -107,7 +118,7 @@ export class FallbackBackend {
   }
 
   async removeTree(path) {
-    await this.decided();
+    await this.decided();  // null once decided: no wait
     if (this.#current.removeTree) return this.#current.removeTree(path);
     await rm(path, { recursive: true, force: true, maxRetries: 3 });
   }

@@ -121,7 +121,10 @@ export class ProcessHost {
     const split = splitArguments(args, options);
     const request = normalizeExecRequest(file, split.args, split.options, this.#platform);
     this.#checkSupported(request);
-    await this.#backend.decided?.();
+    // A host that may still fall back to inline waits for its helper's hello (or its
+    // failure) before choosing where the call runs; otherwise it starts in this tick.
+    const deciding = this.#backend.decided?.();
+    if (deciding) await deciding;
     return runToCompletion(this.#backend, request);
   }
 
@@ -133,7 +136,8 @@ export class ProcessHost {
     this.#checkOpen();
     const request = normalizeExecRequest(command, [], options ?? {}, { viaExec: true, ...this.#platform });
     this.#checkSupported(request);
-    await this.#backend.decided?.();
+    const deciding = this.#backend.decided?.();
+    if (deciding) await deciding;
     return runToCompletion(this.#backend, request);
   }
 
@@ -177,7 +181,8 @@ export class ProcessHost {
 
   async #launch(request) {
     this.#checkSupported(request);
-    await this.#backend.decided?.();
+    const deciding = this.#backend.decided?.();
+    if (deciding) await deciding;
     const { child, launched } = this.#backend.launch(request);
     await launched;
     // Events known already (spawn, error) are raised once the caller holds the child.
