@@ -103,3 +103,26 @@ if (modes().includes("helper") && process.platform === "linux") {
       });
   });
 }
+
+describe("OrphanGuard", () => {
+  test("kills only the non-detached children whose exit was not reported", async () => {
+    const { spawn } = await import("node:child_process");
+    const { OrphanGuard } = await import("../../js/src/orphan-guard.js");
+    const sleepers = Array.from({ length: 3 }, () => spawn("sleep", ["30"], { stdio: "ignore" }));
+    const guard = new OrphanGuard();
+    guard.noteSent("spawn", [1, "sleep", ["30"], {}]);
+    guard.noteSent("spawn", [2, "sleep", ["30"], { detached: true }]);
+    guard.noteSent("spawn", [3, "sleep", ["30"], {}]);
+    sleepers.forEach((child, i) => guard.noteReceived("spawned", [i + 1, child.pid, 0, 0]));
+    guard.noteReceived("exit", [3, 0, null, 0]); // reported: its pid is no longer ours to kill
+    const ended = sleepers.map((child) => once(child, "exit"));
+    assert.equal(guard.killAll(), 1);
+    assert.deepEqual((await ended[0]).slice(1), ["SIGKILL"]);
+    assert.equal(guard.killAll(), 0, "each pid is signalled once");
+    for (const child of sleepers.slice(1)) {
+      assert.equal(child.exitCode, null, "a detached or reported child is left alone");
+      child.kill("SIGKILL");
+    }
+    await Promise.all(ended);
+  });
+});
