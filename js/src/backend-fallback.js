@@ -16,6 +16,7 @@
 //   is caught before any call (helper-format.js), so this case needs a helper that
 //   runs and dies before its hello.
 import { rm } from "node:fs/promises";
+import { runToCompletion } from "./exec-run.js";
 
 /** Helper paths that failed to start in this process, and why: later hosts skip them. */
 const brokenHelpers = new Map();
@@ -101,6 +102,12 @@ export class FallbackBackend {
   launch(request) {
     if (this.#state === "starting") this.decided();
     return this.#current.launch(request);
+  }
+
+  /** A plain execFile (exec-run.js's lean path) on the backend decided on. */
+  execute(request) {
+    if (this.#state === "starting") this.decided();
+    return this.#current.execute ? this.#current.execute(request) : runToCompletion(this.#current, request);
   }
 
   spawnSync(request) {

@@ -1,6 +1,3 @@
-import { decodeOneFrame } from "./protocol.js";
-import { MSG } from "./protocol-generated.js";
-
 // Children that nothing ends when their helper is SIGKILLed. The clone launcher gives
 // every non-detached child PR_SET_PDEATHSIG, so they die with the helper; posix_spawn
 // cannot (the macOS helper, and the Linux helper with SPAWNHOST_HELPER_POSIX_SPAWN=1),
@@ -11,6 +8,8 @@ import { MSG } from "./protocol-generated.js";
 // the helper's end; a child that exited in between was reparented and reaped, and its
 // pid would have to be reused in that window (milliseconds) for a wrong process to be
 // hit. Blocking calls (the sync channel) are not seen here.
+import { decodeOneFrame } from "./protocol.js";
+import { MSG } from "./protocol-generated.js";
 
 /**
  * Whether children of a helper on `platform` outlive it when it is killed.
