@@ -39,9 +39,10 @@ export function knownBrokenHelper(path) {
 export function reportBrokenHelper(path, cause) {
   if (brokenHelpers.has(path)) return;
   brokenHelpers.set(path, cause);
+  const sentence = /[.!?]$/.test(cause.trimEnd()) ? cause.trimEnd() : `${cause.trimEnd()}.`;
   process.emitWarning(
     `spawnhost: the helper ${path} could not start, so child processes are created inline ` +
-    `(node:child_process, blocking the event loop while each starts). Cause: ${cause} ` +
+    `(node:child_process, blocking the event loop while each starts). Cause: ${sentence} ` +
     "This is a bug in spawnhost or its platform package: please report it, with this message, " +
     "your OS version and architecture, and `file` of that helper. " +
     "Pass { fallback: \"error\" } to make this an error, or { mode: \"inline\" } to choose inline mode.",

@@ -155,6 +155,22 @@ describe("a platform package whose helper cannot start", { skip: !PLATFORM_PACKA
     assert.equal(result.mode, "inline");
   });
 
+  test("the drop-in face: a spawnSync while the helper fails to start runs inline, once, and later calls too", async () => {
+    const { root, helper } = projectWithHelper(copyOf(fixture("broken-helper-exits.sh")));
+    const { result, warnings } = await inProject(root, `async () => {
+      const { spawnSync, execFile } = await import("spawnhost/child_process");
+      const { readFileSync } = await import("node:fs");
+      const sync = spawnSync("sh", ["-c", "echo sync >> calls.log; echo sync"], { encoding: "utf8" });
+      // The helper's end is seen by the event loop: let it run before the next call.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const later = await new Promise((resolve, reject) => execFile("sh", ["-c", "echo later >> calls.log; echo later"], (e, out) => (e ? reject(e) : resolve(out))));
+      return { sync: [sync.status, sync.stdout, sync.error?.message ?? null], later, log: readFileSync("calls.log", "utf8") };
+    }`, { SPAWNHOST_OPTIONS: JSON.stringify({ helperTimeoutMs: 1000 }) });
+    assert.deepEqual(result, { sync: [0, "sync\n", null], later: "later\n", log: "sync\nlater\n" });
+    // The blocked thread cannot see the helper exit: it waits for the sync channel.
+    assertOneWarning(warnings, helper, /created no sync channel within 1000 ms\. This is a bug/);
+  });
+
   test("fallback: \"error\" rejects with the helper's own error, and warns nothing", async () => {
     const { root, helper } = projectWithHelper(copyOf(fixture("broken-helper-exits.sh")));
     const { result, warnings } = await inProject(root, `async (ProcessHost) => {
