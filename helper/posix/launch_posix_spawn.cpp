@@ -137,6 +137,15 @@ int choose_directory(const spawn_request& r, const launch_context& context, std:
   return error;
 }
 
+// What execve would say of `path` before trying it: 0 for a file this process may
+// execute, else ENOENT/ENOTDIR (not there), EACCES (a directory, or no permission).
+int exec_precheck(const std::string& path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) < 0) return errno;
+  if (!S_ISREG(st.st_mode)) return EACCES;
+  return access(path.c_str(), X_OK) < 0 ? errno : 0;
+}
+
 // The signals whose disposition is not the default: ignored ones would survive exec.
 // The helper sets its dispositions once, before the first launch, so they are read once.
 const sigset_t& signals_to_reset() {
@@ -228,15 +237,24 @@ launched_process launch_with_posix_spawn(const spawn_request& r, const launch_co
     const std::vector<char*> argv = c_strings(argv_strings);
     const std::vector<char*> envp = r.options.env ? c_strings(*r.options.env) : std::vector<char*>{};
 
-    // execvp's rules: skip candidates where the file is missing, remember EACCES.
+    // execvp's rules: skip candidates where the file is missing, remember EACCES. Each
+    // is checked here first, so that a PATH search costs one process, not one per
+    // directory, and a missing program is ENOENT even where posix_spawn cannot report
+    // a failed exec (qemu-user runs its CLONE_VFORK as a fork: the child exits 127).
     const auto t0 = std::chrono::steady_clock::now();
     pid_t pid = -1;
     int error = ENOENT;
     for (const std::string& candidate : candidate_paths(r)) {
+      if (const int unusable = exec_precheck(candidate)) {
+        if (unusable == EACCES) error = EACCES;
+        else if (unusable != ENOENT && unusable != ENOTDIR) { error = unusable; break; }
+        continue;
+      }
       const int e = posix_spawn(&pid, candidate.c_str(), &description.actions, &description.attributes, argv.data(),
                                 r.options.env ? envp.data() : environ);
       if (e == 0) { error = 0; break; }
-      // glibc reaps a child whose exec failed; nothing to collect.
+      // glibc reaps a child whose exec failed; nothing to collect. ENOENT here (a script
+      // whose interpreter is missing) goes on to the next candidate, as execvp does.
       if (e == EACCES) error = EACCES;
       else if (e != ENOENT && e != ENOTDIR) { error = e; break; }
     }
