@@ -245,7 +245,9 @@ launched_process launch_with_posix_spawn(const spawn_request& r, const launch_co
     pid_t pid = -1;
     int error = ENOENT;
     for (const std::string& candidate : candidate_paths(r)) {
-      if (const int unusable = exec_precheck(candidate)) {
+      // A relative candidate is found from the directory the child starts in.
+      const bool relative = candidate[0] != '/' && !dir.empty();
+      if (const int unusable = exec_precheck(relative ? dir + "/" + candidate : candidate)) {
         if (unusable == EACCES) error = EACCES;
         else if (unusable != ENOENT && unusable != ENOTDIR) { error = unusable; break; }
         continue;
