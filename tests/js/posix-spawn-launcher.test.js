@@ -29,6 +29,15 @@ async function posixSpawnHost(options = {}) {
   }
 }
 
+// Resolves once process `pid` runs `sleep` (its comm in /proc/<pid>/stat).
+async function execd(pid) {
+  for (let waited = 0; waited < 10_000; waited += 20) {
+    if (readFileSync(`/proc/${pid}/stat`, "utf8").includes("(sleep)")) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`process ${pid} did not exec sleep within 10 s`);
+}
+
 const stat = (pid) => readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
 const hosts = [];
 after(() => Promise.all(hosts.map((host) => host.shutdown())));
@@ -55,6 +64,9 @@ if (modes().includes("helper") && process.platform === "linux") {
       assert.equal(stdout, "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n0\n1\n2\n3\n");
       const child = await host.spawn("sleep", ["30"], { stdio: "ignore" });
       const detached = await host.spawn("sleep", ["30"], { stdio: "ignore", detached: true });
+      // Under qemu-user, posix_spawn returns before the child has exec'd (its vfork is a
+      // fork): read the group and session once each runs `sleep`.
+      await Promise.all([child.pid, detached.pid].map(execd));
       assert.equal(Number(stat(child.pid)[2]), Number(stat(process.pid)[2]), "in Node's process group");
       assert.equal(Number(stat(detached.pid)[3]), detached.pid, "a detached child leads its own session");
       for (const c of [child, detached]) {
