@@ -212,7 +212,7 @@ export const mutants = [
   {
     name: "no node_cwd",
     breaks: "a launch without cwd fails once Node's current directory was deleted",
-    edits: [{ file: "js/src/spawn-request.js", find: "  if (r.cwd === undefined && r.platform === process.platform) options.node_cwd = true;\n", replace: "" }],
+    edits: [{ file: "js/src/spawn-request.js", find: "  if (r.cwd === undefined && sameMachine) options.node_cwd = true;\n", replace: "" }],
     tests: ["faults.test.js"],
     pattern: "cwd was deleted",
   },
@@ -362,6 +362,7 @@ export const mutants = [
     edits: [{ file: "js/src/host-pool.js", find: "    return error.helperStarted === false;", replace: "    return true;" }],
     tests: ["host-pool.test.js"],
     pattern: "none twice",
+  },
   // A helper that cannot start, and a helper that dies without ending its children (issue 18).
   {
     name: "a broken platform-package helper fails its host",

@@ -131,6 +131,11 @@ export class FallbackBackend {
     await rm(path, { recursive: true, force: true, maxRetries: 3 });
   }
 
+  /** Where the helper runs; only asked once it started (host.info() waits for that). */
+  info() {
+    return this.#helper.info();
+  }
+
   checkSupported(request) {
     this.#current.checkSupported?.(request);
   }

@@ -233,7 +233,9 @@ export class ProcessHost {
    */
   async info() {
     this.#checkOpen();
-    if (this.#mode === "inline") {
+    const deciding = this.#backend.decided?.();
+    if (deciding) await deciding;
+    if (this.mode === "inline") {
       return { mode: "inline", os: process.platform, arch: process.arch, uname: null, helper: "none", helperPid: 0, transport: null, transportPid: 0 };
     }
     return this.#backend.info();

@@ -78,9 +78,10 @@ const TWO_HOSTS = `async (ProcessHost) => {
   const one = await first.execFile("echo", ["first"]);
   const second = new ProcessHost({ helperTimeoutMs: 1000 });
   const two = await second.execFile("echo", ["second"]);
+  const info = await first.info();
   await first.shutdown();
   await second.shutdown();
-  return { modes: [first.mode, second.mode], stdout: one.stdout + two.stdout };
+  return { modes: [first.mode, second.mode], stdout: one.stdout + two.stdout, info: [info.mode, info.helper] };
 }`;
 
 function assertOneWarning(warnings, helper, cause) {
@@ -107,21 +108,21 @@ describe("a platform package whose helper cannot start", { skip: !PLATFORM_PACKA
   test("a helper that exits before its hello: inline, the warning quotes its stderr", async () => {
     const { root, helper } = projectWithHelper(copyOf(fixture("broken-helper-exits.sh")));
     const { result, warnings } = await inProject(root, TWO_HOSTS);
-    assert.deepEqual(result, { modes: ["inline", "inline"], stdout: "first\nsecond\n" });
+    assert.deepEqual(result, { modes: ["inline", "inline"], stdout: "first\nsecond\n", info: ["inline", "none"] });
     assertOneWarning(warnings, helper, /exited with code 3[\s\S]*Library not loaded/);
   });
 
   test("a helper that crashes before its hello: inline, the warning names the signal", async () => {
     const { root, helper } = projectWithHelper(copyOf(fixture("broken-helper-crashes.sh")));
     const { result, warnings } = await inProject(root, TWO_HOSTS);
-    assert.deepEqual(result, { modes: ["inline", "inline"], stdout: "first\nsecond\n" });
+    assert.deepEqual(result, { modes: ["inline", "inline"], stdout: "first\nsecond\n", info: ["inline", "none"] });
     assertOneWarning(warnings, helper, /killed by SIGSEGV/);
   });
 
   test("a helper of no known format cannot be executed: inline", async () => {
     const { root, helper } = projectWithHelper((path) => writeFileSync(path, Buffer.from([0, 1, 2, 3, 0xff, 0xfe, 0, 0])));
     const { result, warnings } = await inProject(root, TWO_HOSTS);
-    assert.deepEqual(result, { modes: ["inline", "inline"], stdout: "first\nsecond\n" });
+    assert.deepEqual(result, { modes: ["inline", "inline"], stdout: "first\nsecond\n", info: ["inline", "none"] });
     assertOneWarning(warnings, helper, /spawnhost helper .* (exited|could not be run|ended)/);
   });
 
