@@ -38,9 +38,11 @@ export interface ProcessHostOptions {
   /** The helper executable. Default: SPAWNHOST_HELPER_PATH, then the platform package, then the repository's build. */
   helperPath?: string;
   /**
-   * When no helper is found (and none was named by helperPath or SPAWNHOST_HELPER_PATH):
-   * "inline" (default) runs inline and warns once per process; "error" makes calls reject
-   * with a HelperNotFoundError.
+   * When no helper is found, or the one found cannot start (it exits, crashes, cannot be
+   * executed, or sends no hello within helperTimeoutMs), and none was named by helperPath
+   * or SPAWNHOST_HELPER_PATH: "inline" (default) runs inline and warns once per process
+   * (per broken helper); "error" makes calls reject with a HelperNotFoundError, or the
+   * helper's own error.
    */
   fallback?: "inline" | "error";
   /**

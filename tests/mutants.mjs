@@ -212,7 +212,7 @@ export const mutants = [
   {
     name: "no node_cwd",
     breaks: "a launch without cwd fails once Node's current directory was deleted",
-    edits: [{ file: "js/src/spawn-request.js", find: "  if (r.cwd === undefined && r.platform === process.platform) options.node_cwd = true;\n", replace: "" }],
+    edits: [{ file: "js/src/spawn-request.js", find: "  if (r.cwd === undefined && sameMachine) options.node_cwd = true;\n", replace: "" }],
     tests: ["faults.test.js"],
     pattern: "cwd was deleted",
   },
@@ -362,5 +362,27 @@ export const mutants = [
     edits: [{ file: "js/src/host-pool.js", find: "    return error.helperStarted === false;", replace: "    return true;" }],
     tests: ["host-pool.test.js"],
     pattern: "none twice",
+  },
+  // A helper that cannot start, and a helper that dies without ending its children (issue 18).
+  {
+    name: "a broken platform-package helper fails its host",
+    breaks: "a platform package's helper that dies before its hello makes calls reject instead of running inline",
+    edits: [{ file: "js/src/backend-fallback.js", find: "    this.#state = \"inline\";\n    this.#current = this.#makeInline();\n", replace: "    throw error;\n" }],
+    tests: ["broken-helper.test.js"],
+    pattern: "before its hello",
+  },
+  {
+    name: "a helper of another OS is started anyway",
+    breaks: "a Mach-O helper on Linux is not recognised before the first call",
+    edits: [{ file: "js/src/locate-helper.js", find: "const format = foreignExecutableFormat(found.path);", replace: "const format = null;" }],
+    tests: ["broken-helper.test.js"],
+    pattern: "Mach-O helper is recognised",
+  },
+  {
+    name: "a SIGKILLed posix_spawn helper leaves its children running",
+    breaks: "Node does not end the children of a posix_spawn (macOS) helper that was killed",
+    edits: [{ file: "js/src/orphan-guard.js", find: "        process.kill(pid, \"SIGKILL\");\n", replace: "" }],
+    tests: ["posix-spawn-launcher.test.js"],
+    pattern: "SIGKILLed helper's children",
   },
 ];

@@ -107,6 +107,25 @@ export class HelperBackend {
     }
   }
 
+  /**
+   * Starts the helper if none runs; resolves with its pid after its hello, rejects
+   * with the reason it failed to start. For FallbackBackend.
+   * @returns {Promise<number>}
+   */
+  whenStarted() {
+    const channel = this.#currentChannel();
+    // Someone waits for the answer: keep Node alive for it (the channel is unref'd idle).
+    channel.ref();
+    const { ready } = channel;
+    ready.then(() => channel.unref(), () => channel.unref());
+    return ready;
+  }
+
+  /** True unless the current helper's sync channel was opened: nothing was sent on it. */
+  syncNeverOpened() {
+    return !this.#channel?.syncOpened;
+  }
+
   /** The current helper's pid (0 when none runs) and how many ids it holds. */
   stats() {
     const channel = this.#channel && !this.#channel.gone ? this.#channel : null;

@@ -8,6 +8,7 @@ import { isMainThread } from "node:worker_threads";
 import { FrameReader, encodeBytesHead, encodeFrame } from "./protocol.js";
 import { SyncChannel } from "./sync-channel.js";
 import { startTransport } from "./transport.js";
+import { OrphanGuard, helperLeavesOrphans } from "./orphan-guard.js";
 import { PROTOCOL_VERSION } from "./protocol-generated.js";
 import { HelperVersionError, HostShutdownError, ProtocolError, helperExited } from "./errors.js";
 
@@ -71,6 +72,8 @@ export class Channel {
   /** @type {import("./bootstrap.js").BootstrapReader|null} reads the bootstrap's lines first */
   #bootstrap = null;
   #transport = null;
+  /** @type {OrphanGuard|null} where the helper's death does not end its children */
+  #orphans = null;
 
   /**
    * Starts the helper at once; `ready` settles after its hello.
@@ -83,6 +86,8 @@ export class Channel {
   constructor({ helperPath, launchThreads, graceMs = 5000, answerMs = DEFAULT_ANSWER_MS, platform = process.platform, transport }) {
     this.#graceMs = graceMs;
     this.#answerMs = answerMs;
+    // Only a local helper's children are this machine's processes.
+    if (!transport && helperLeavesOrphans(platform)) this.#orphans = new OrphanGuard();
     this.#helperPath = helperPath;
     const args = [];
     if (launchThreads) args.push("--launch-threads", String(launchThreads));
@@ -185,6 +190,11 @@ export class Channel {
     return this.#transport ? this.#process.pid ?? 0 : 0;
   }
 
+  /** Whether the sync channel's FIFOs were opened (a blocking call may have used them). */
+  get syncOpened() {
+    return this.#sync?.opened ?? false;
+  }
+
   /** How many ids are held: requests and children the helper still owes an answer. */
   get inFlight() {
     return this.#handlers.size;
@@ -265,6 +275,7 @@ export class Channel {
     // its own; what the settling children still say (close_output, credit) is moot,
     // and writing it would fail and cut the helper's grace period short.
     if (this.#shutdownRequested && this.#input.writableEnded) return;
+    this.#orphans?.noteFrame(frame);
     this.#write([frame]);
   }
 
@@ -417,6 +428,7 @@ export class Channel {
       if (fatal) this.#goAway(`it reported a fatal error: ${message}`);
       return;
     }
+    this.#orphans?.noteReceived(name, values);
     // Messages for an id nobody holds (a late `written` after exit) are dropped.
     this.#handlers.get(values[0])?.onMessage(name, values);
   }
@@ -459,6 +471,8 @@ export class Channel {
     clearInterval(this.#watchdog);
     const finish = () => this.#settleEverything(reason, cause, hung);
     if (hung) this.#kill();
+    // Not after shutdown(): the helper is ending its children itself, with their grace.
+    if (!this.#shutdownRequested || hung) this.#orphans?.killAll();
     if (this.#leftParent || this.#exitStatusKnown()) {
       // Let stderr's last chunk arrive: it usually says why.
       setImmediate(finish);

@@ -5,7 +5,8 @@ import { normalizeExecRequest, normalizeForkRequest, normalizeSpawnRequest, spli
 import { runToCompletion } from "./exec-run.js";
 import { InlineBackend } from "./backend-inline.js";
 import { HelperBackend } from "./backend-helper.js";
-import { shouldFallBackToInline } from "./locate-helper.js";
+import { FallbackBackend } from "./backend-fallback.js";
+import { fallbackHelper, shouldFallBackToInline } from "./locate-helper.js";
 import { warnUnhandledChildError } from "./host-child.js";
 import { HostShutdownError, invalidOption } from "./errors.js";
 import { DEFAULT_ANSWER_MS } from "./channel.js";
@@ -38,9 +39,11 @@ export class ProcessHost {
    * @param {number} [options.killGraceMs] when the host ends (Node exits or dies, or shutdown()),
    *   how long non-detached children get after their killSignal before SIGKILL (default 5000)
    * @param {string} [options.helperPath] the helper executable (default: located automatically)
-   * @param {"inline"|"error"} [options.fallback] when no helper is found for this platform (and
-   *   none was named by helperPath or SPAWNHOST_HELPER_PATH): "inline" (default) runs inline
-   *   and warns once per process; "error" makes every call reject with a HelperNotFoundError
+   * @param {"inline"|"error"} [options.fallback] when no helper is found for this platform, or
+   *   the one found cannot start (it exits, crashes, cannot be executed, or sends no hello
+   *   within helperTimeoutMs), and none was named by helperPath or SPAWNHOST_HELPER_PATH:
+   *   "inline" (default) runs inline and warns once per process (per broken helper); "error"
+   *   makes every call reject with a HelperNotFoundError, or the helper's own error
    * @param {"linux"|"win32"} [options.helperPlatform] the platform the helper runs on, when it
    *   is not this process's: "win32" for the Windows helper run through wine from Linux
    *   (its tests do this). Shell commands, the default cwd and fork follow that platform.
@@ -89,17 +92,24 @@ export class ProcessHost {
     // Inline mode has child_process's IPC on every platform; the Windows helper has none.
     this.#platform = { platform: helperPlatform, ipcAvailable: this.#mode === "inline" || helperPlatform !== "win32", trackEnv };
     const hooks = { onLaunch, onUnhandledChildError };
+    // A helper found automatically may turn out not to start: then this host runs inline.
+    // (Not a helper reached through a transport: that one was chosen, and is remote.)
+    const replaceable = this.#mode === "helper" && fallback === "inline" && !this.#transport ? fallbackHelper(helperPath) : null;
+    if (replaceable?.broken) this.#mode = "inline";
     this.#backend = this.#mode === "inline"
       ? new InlineBackend(hooks)
       : new HelperBackend({
         ...hooks, maxLaunchThreads, restart, helperPath, killGraceMs, answerMs: helperTimeoutMs, platform: helperPlatform, transport: this.#transport,
       });
+    if (replaceable?.path && !replaceable.broken) {
+      this.#backend = new FallbackBackend({ helper: this.#backend, makeInline: () => new InlineBackend(hooks), helperPath: replaceable.path });
+    }
     droppedHosts.register(this, this.#backend, this);
   }
 
   /** "helper" or "inline". */
   get mode() {
-    return this.#mode;
+    return this.#backend.mode ?? this.#mode;
   }
 
   /**
@@ -111,6 +121,10 @@ export class ProcessHost {
     const split = splitArguments(args, options);
     const request = normalizeExecRequest(file, split.args, split.options, this.#platform);
     this.#checkSupported(request);
+    // A host that may still fall back to inline waits for its helper's hello (or its
+    // failure) before choosing where the call runs; otherwise it starts in this tick.
+    const deciding = this.#backend.decided?.();
+    if (deciding) await deciding;
     return runToCompletion(this.#backend, request);
   }
 
@@ -122,6 +136,8 @@ export class ProcessHost {
     this.#checkOpen();
     const request = normalizeExecRequest(command, [], options ?? {}, { viaExec: true, ...this.#platform });
     this.#checkSupported(request);
+    const deciding = this.#backend.decided?.();
+    if (deciding) await deciding;
     return runToCompletion(this.#backend, request);
   }
 
@@ -165,6 +181,8 @@ export class ProcessHost {
 
   async #launch(request) {
     this.#checkSupported(request);
+    const deciding = this.#backend.decided?.();
+    if (deciding) await deciding;
     const { child, launched } = this.#backend.launch(request);
     await launched;
     // Events known already (spawn, error) are raised once the caller holds the child.
@@ -215,7 +233,9 @@ export class ProcessHost {
    */
   async info() {
     this.#checkOpen();
-    if (this.#mode === "inline") {
+    const deciding = this.#backend.decided?.();
+    if (deciding) await deciding;
+    if (this.mode === "inline") {
       return { mode: "inline", os: process.platform, arch: process.arch, uname: null, helper: "none", helperPid: 0, transport: null, transportPid: 0 };
     }
     return this.#backend.info();
@@ -227,7 +247,7 @@ export class ProcessHost {
    * @returns {{ mode: "helper"|"inline", helperPid: number, inFlight: number }}
    */
   stats() {
-    return { mode: this.#mode, ...this.#backend.stats() };
+    return { mode: this.mode, ...this.#backend.stats() };
   }
 
   /**

@@ -6,6 +6,8 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { HelperNotFoundError } from "./errors.js";
 import { findPlatformHelper, isExecutable } from "./platform-package.js";
+import { foreignExecutableFormat } from "./helper-format.js";
+import { knownBrokenHelper, reportBrokenHelper } from "./backend-fallback.js";
 
 /** Environment variable that overrides where the helper is. */
 export const HELPER_PATH_VARIABLE = "SPAWNHOST_HELPER_PATH";
@@ -70,4 +72,23 @@ export function shouldFallBackToInline(explicitPath) {
     );
   }
   return true;
+}
+
+/**
+ * For fallback: "inline": the helper found automatically (not named by helperPath or
+ * SPAWNHOST_HELPER_PATH, which are never replaced), which the host may replace with
+ * inline mode if it cannot start. `broken`: it is already known not to start here (an
+ * executable of another OS, or it failed earlier in this process), warned about once.
+ * @param {string} [explicitPath] ProcessHost's `helperPath` option
+ * @returns {{ path: string, broken: boolean } | null} null when there is nothing to replace
+ */
+export function fallbackHelper(explicitPath) {
+  if (explicitPath !== undefined || process.env[HELPER_PATH_VARIABLE]) return null;
+  const found = findHelper();
+  if (!found.path) return null;
+  const format = foreignExecutableFormat(found.path);
+  if (format !== null) {
+    reportBrokenHelper(found.path, `it is a ${format} executable, which ${process.platform} cannot run (exec format error).`);
+  }
+  return { path: found.path, broken: knownBrokenHelper(found.path) !== undefined };
 }

@@ -14,6 +14,9 @@ export const PLATFORM_PACKAGES = Object.freeze({
   "linux-x64": "@spawnhost/linux-x64",
   "linux-arm64": "@spawnhost/linux-arm64",
   "win32-x64": "@spawnhost/win32-x64",
+  // Experimental: built and packaged, not yet run on macOS (docs/macos.md).
+  "darwin-arm64": "@spawnhost/darwin-arm64",
+  "darwin-x64": "@spawnhost/darwin-x64",
 });
 
 /** Where a platform package keeps its helper, relative to its package.json. */
