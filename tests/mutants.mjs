@@ -184,7 +184,7 @@ export const mutants = [
   {
     name: "no start-up deadline",
     breaks: "a helper that never says hello hangs every call",
-    edits: [{ file: "js/src/channel.js", find: "    this.#startDeadline.unref();\n", replace: "    clearTimeout(this.#startDeadline);\n" }],
+    edits: [{ file: "js/src/liveness.js", find: "    this.#startDeadline.unref();\n", replace: "    clearTimeout(this.#startDeadline);\n" }],
     tests: ["faults.test.js"],
     pattern: "never says hello",
   },
@@ -219,7 +219,7 @@ export const mutants = [
   {
     name: "workers' helpers stay their children",
     breaks: "a helper started by a worker that ended stays a zombie",
-    edits: [{ file: "js/src/channel.js", find: "this.#leftParent = !isMainThread && platform !== \"win32\";", replace: "this.#leftParent = false && !isMainThread && platform !== \"win32\";" }],
+    edits: [{ file: "js/src/helper-process.js", find: "const leftParent = !isMainThread && platform !== \"win32\";", replace: "const leftParent = false && !isMainThread && platform !== \"win32\";" }],
     tests: ["faults.test.js"],
     pattern: "worker",
   },

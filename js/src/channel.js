@@ -1,23 +1,13 @@
-// The channel to one helper process: starts it (the only process this thread creates
-// itself), checks its hello, frames messages both ways, hands out request ids, keeps
+// The channel to one helper process: starts it (helper-process.js), checks its hello, frames messages both ways, hands out request ids, keeps
 // the helper unref'd while nothing is in flight, and owns the single path that settles
 // everything when the helper goes away.
-import { fstatSync } from "node:fs";
-import { createRequire } from "node:module";
-import { isMainThread } from "node:worker_threads";
 import { FrameReader, encodeBytesHead, encodeFrame } from "./protocol.js";
-import { SyncChannel } from "./sync-channel.js";
-import { startTransport } from "./transport.js";
+import { PACKAGE_VERSION, startHelper } from "./helper-process.js";
+import { Liveness } from "./liveness.js";
 import { OrphanGuard, helperLeavesOrphans } from "./orphan-guard.js";
 import { PROTOCOL_VERSION } from "./protocol-generated.js";
 import { HelperVersionError, HostShutdownError, ProtocolError, helperExited } from "./errors.js";
 
-// node:child_process's own spawn, read once at load: spawnhost/register later replaces
-// the builtin's exports (ESM named imports included), and the helper must not be
-// started through the helper.
-const { spawn } = createRequire(import.meta.url)("node:child_process");
-
-const PACKAGE_VERSION = createRequire(import.meta.url)("../package.json").version;
 const STDERR_TAIL_BYTES = 4096;
 // After stdout ends or a write fails, wait this long for the exit status to report it.
 const EXIT_STATUS_WAIT_MS = 250;
@@ -60,14 +50,11 @@ export class Channel {
   // the process Node watches exits at once, and the helper is known by its hello's pid.
   #leftParent;
   #helperPid = 0;
-  // Liveness: when the helper was last heard from, and the ping it has not answered.
-  #lastHeard = performance.now();
-  #pingSentAt = 0;
-  #startDeadline;
-  #watchdog;
+  /** @type {Liveness} the start deadline and the watchdog */
+  #liveness;
   #shutdownDeadline = null;
   #endWhenIdle = false;
-  /** @type {SyncChannel|null} the blocking second channel; null where the helper has none */
+  /** @type {import("./sync-channel.js").SyncChannel|null} the blocking second channel; null where the helper has none */
   #sync = null;
   /** @type {import("./bootstrap.js").BootstrapReader|null} reads the bootstrap's lines first */
   #bootstrap = null;
@@ -88,43 +75,16 @@ export class Channel {
     this.#answerMs = answerMs;
     // Only a local helper's children are this machine's processes.
     if (!transport && helperLeavesOrphans(platform)) this.#orphans = new OrphanGuard();
-    this.#helperPath = helperPath;
-    const args = [];
-    if (launchThreads) args.push("--launch-threads", String(launchThreads));
-    // Also the helper's grace when Node exits or dies and its stdin reaches EOF.
-    args.push("--grace-ms", String(graceMs));
     this.#hello = deferred();
     this.#hello.promise.catch(() => {}); // observed by whoever awaits ready
-    if (transport) {
-      // Across a transport: no inherited fds, no sync FIFOs, no leaving the parent.
-      this.#transport = transport;
-      this.#helperPath = transport.label;
-      const started = startTransport(transport, args, helperPath);
-      this.#process = started.process;
-      this.#bootstrap = started.bootstrap;
-      this.#input = this.#process.stdin;
-      this.#leftParent = false;
-      this.#listen();
-      return;
-    }
-    // The helper's own fds 0-2 carry the protocol, so Node's fds 0-2 reach it as 3-5,
-    // for children whose stdio is "inherit".
-    args.unshift("--inherit-fds", "3,4,5");
-    // libuv reaps a child only on the loop that started it: a helper outliving the
-    // worker that started it would stay a zombie until Node exits. Such a helper forks
-    // away from the process Node watches, which exits at once; Node then destroys that
-    // process's stdin, so frames go through an extra pipe, fd 6, instead.
-    this.#leftParent = !isMainThread && platform !== "win32";
-    if (this.#leftParent) args.push("--leave-parent", "--input-fd", "6");
-    // The Windows helper has no FIFOs: blocking calls fall back there (docs/sync.md).
-    if (platform !== "win32") {
-      this.#sync = new SyncChannel({ packageVersion: PACKAGE_VERSION, helperPath });
-      args.push("--sync-fifos", this.#sync.dir);
-    }
-    const inherited = [0, 1, 2].map((fd) => (isOpen(fd) ? fd : "ignore"));
-    const stdio = this.#leftParent ? ["ignore", "pipe", "pipe", ...inherited, "pipe"] : ["pipe", "pipe", "pipe", ...inherited];
-    this.#process = spawn(helperPath, args, { stdio, windowsHide: true });
-    this.#input = this.#leftParent ? this.#process.stdio[6] : this.#process.stdin;
+    const started = startHelper({ helperPath, launchThreads, graceMs, platform, transport });
+    this.#helperPath = started.label;
+    this.#transport = transport ?? null;
+    this.#process = started.process;
+    this.#input = started.input;
+    this.#leftParent = started.leftParent;
+    this.#sync = started.sync;
+    this.#bootstrap = started.bootstrap;
     this.#listen();
   }
 
@@ -133,7 +93,6 @@ export class Channel {
   #listen() {
     const { stdout, stderr } = this.#process;
     const stdin = this.#input;
-    const answerMs = this.#answerMs;
     stdout.on("data", (chunk) => this.#receive(chunk));
     stdout.on("end", () => this.#onStdoutEnd());
     stderr.setEncoding("utf8");
@@ -145,14 +104,14 @@ export class Channel {
       if (!(this.#leftParent && code === 0)) this.#goAway("it exited");
     });
     this.#closed = new Promise((resolve) => this.#process.once("close", resolve));
-    // As in #checkLiveness: this thread may have been blocked past the deadline (a
-    // spawnSync) with the hello already waiting in the socket; read it (the poll phase) first.
-    this.#startDeadline = setTimeout(() => setImmediate(() => {
-      if (this.#helperPid === 0) this.#goAway(`it sent no hello within ${answerMs} ms`, undefined, { hung: true });
-    }), answerMs);
-    this.#startDeadline.unref();
-    this.#watchdog = setInterval(() => this.#checkLiveness(), answerMs);
-    this.#watchdog.unref();
+    this.#liveness = new Liveness(this.#answerMs, {
+      greeted: () => this.#helperPid !== 0,
+      waiting: () => this.#handlers.size > 0,
+      ping: () => {
+        try { this.#write([encodeFrame("ping", [0])]); } catch { /* going away already */ }
+      },
+      hung: (reason) => this.#goAway(reason, undefined, { hung: true }),
+    });
     this.#applyRef();
   }
 
@@ -204,7 +163,7 @@ export class Channel {
    * The sync channel, open and checked, for a call that blocks this thread; waits (at
    * most answerMs) for a helper that is still starting. Null where the helper has none
    * (Windows). Throws when the helper is gone or its sync channel broke.
-   * @returns {SyncChannel|null}
+   * @returns {import("./sync-channel.js").SyncChannel|null}
    */
   syncChannel() {
     if (this.#gone) throw this.#gone;
@@ -358,28 +317,6 @@ export class Channel {
     this.#holdForShutdown = false;
   }
 
-  // Runs every answerMs. While something waits on the helper and nothing came from it
-  // for that long, ask it for a pong; no answer to that within answerMs means it is
-  // stopped or hung: it is killed, and everything pending fails with the reason.
-  #checkLiveness() {
-    if (this.#gone || this.#goingAway) return;
-    const now = performance.now();
-    if (this.#pingSentAt === 0) {
-      if (this.#handlers.size === 0 || now - this.#lastHeard < this.#answerMs || !this.#helperPid) return;
-      this.#pingSentAt = now;
-      try { this.#write([encodeFrame("ping", [0])]); } catch { /* going away already */ }
-      return;
-    }
-    if (now - this.#pingSentAt < this.#answerMs) return;
-    // This thread may itself have been busy past the deadline, with the answer waiting
-    // in the socket: read what arrived (the poll phase) before deciding.
-    setImmediate(() => {
-      if (this.#pingSentAt !== 0 && performance.now() - this.#pingSentAt >= this.#answerMs) {
-        this.#goAway(`it answered no liveness check for ${this.#answerMs} ms (stopped or hung)`, undefined, { hung: true });
-      }
-    });
-  }
-
   #applyRef() {
     const method = this.#refs > 0 || this.#holdForShutdown ? "ref" : "unref";
     this.#process[method]();
@@ -387,8 +324,7 @@ export class Channel {
   }
 
   #receive(chunk) {
-    this.#lastHeard = performance.now();
-    this.#pingSentAt = 0;
+    this.#liveness.heard();
     if (this.#bootstrap && !this.#bootstrap.ready) {
       chunk = this.#bootstrap.push(chunk);
       if (this.#bootstrap.failure) {
@@ -434,7 +370,7 @@ export class Channel {
   }
 
   #checkHello([protocol, version, pid]) {
-    clearTimeout(this.#startDeadline);
+    this.#liveness.greeted();
     this.#helperPid = pid;
     // The helper created the FIFOs before its hello: open them now, without waiting.
     try { this.#sync?.openIfReady(); } catch { /* a blocking call will report it */ }
@@ -467,8 +403,7 @@ export class Channel {
   #goAway(reason, cause, { hung = false } = {}) {
     if (this.#goingAway) return;
     this.#goingAway = true;
-    clearTimeout(this.#startDeadline);
-    clearInterval(this.#watchdog);
+    this.#liveness.stop();
     const finish = () => this.#settleEverything(reason, cause, hung);
     if (hung) this.#kill();
     // Not after shutdown(): the helper is ending its children itself, with their grace.
@@ -524,15 +459,6 @@ export class Channel {
     this.#settleHandlers(error);
     this.#refs = 0;
     this.#applyRef();
-  }
-}
-
-function isOpen(fd) {
-  try {
-    fstatSync(fd);
-    return true;
-  } catch {
-    return false;
   }
 }
 
