@@ -17,6 +17,8 @@
 #include <string_view>
 #include <vector>
 
+#include "exec_search.hpp"
+
 extern char** environ;
 
 namespace spawnhost {
@@ -77,41 +79,6 @@ int make_stdio(const spawn_request& r, const launch_context& context, launched_p
     }
   }
   return 0;
-}
-
-// PATH as the child will see it: from its env when given, else the helper's.
-std::string search_path(const spawn_request& r) {
-  if (r.options.env) {
-    for (const auto& kv : *r.options.env) {
-      if (kv.rfind("PATH=", 0) == 0) return kv.substr(5);
-    }
-    return "/usr/bin:/bin";  // libuv's default when PATH is unset
-  }
-  const char* p = getenv("PATH");
-  return p ? p : "/usr/bin:/bin";
-}
-
-std::vector<std::string> candidate_paths(const spawn_request& r) {
-  if (r.file.find('/') != std::string::npos) return {r.file};
-  std::vector<std::string> out;
-  const std::string path = search_path(r);
-  std::size_t start = 0;
-  for (;;) {
-    const std::size_t end = path.find(':', start);
-    std::string dir = path.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    out.push_back(dir.empty() ? r.file : dir + "/" + r.file);  // empty entry: current directory
-    if (end == std::string::npos) break;
-    start = end + 1;
-  }
-  return out;
-}
-
-std::vector<char*> c_strings(const std::vector<std::string>& v) {
-  std::vector<char*> out;
-  out.reserve(v.size() + 1);
-  for (const auto& s : v) out.push_back(const_cast<char*>(s.c_str()));
-  out.push_back(nullptr);
-  return out;
 }
 
 // Where the child starts. posix_spawn's chdir failure looks like any other failure

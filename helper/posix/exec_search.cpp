@@ -1,0 +1,45 @@
+#include "exec_search.hpp"
+
+#include <cstdlib>
+
+namespace spawnhost {
+namespace {
+
+// PATH as the child will see it: from its env when given, else the helper's.
+std::string search_path(const spawn_request& r) {
+  if (r.options.env) {
+    for (const auto& kv : *r.options.env) {
+      if (kv.rfind("PATH=", 0) == 0) return kv.substr(5);
+    }
+    return "/usr/bin:/bin";  // libuv's default when PATH is unset
+  }
+  const char* p = std::getenv("PATH");
+  return p ? p : "/usr/bin:/bin";
+}
+
+}  // namespace
+
+std::vector<std::string> candidate_paths(const spawn_request& r) {
+  if (r.file.find('/') != std::string::npos) return {r.file};
+  std::vector<std::string> out;
+  const std::string path = search_path(r);
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t end = path.find(':', start);
+    std::string dir = path.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    out.push_back(dir.empty() ? r.file : dir + "/" + r.file);  // empty entry: current directory
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return out;
+}
+
+std::vector<char*> c_strings(const std::vector<std::string>& v) {
+  std::vector<char*> out;
+  out.reserve(v.size() + 1);
+  for (const auto& s : v) out.push_back(const_cast<char*>(s.c_str()));
+  out.push_back(nullptr);
+  return out;
+}
+
+}  // namespace spawnhost
