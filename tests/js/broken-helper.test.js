@@ -6,16 +6,14 @@
 // repository (no local build to find), so each has its own once-per-process warning.
 import { test, describe, after } from "node:test";
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { PLATFORM_PACKAGES } from "../../js/src/platform-package.js";
 import { foreignExecutableFormat } from "../../js/src/helper-format.js";
+import { inProject } from "./support/project.js";
 
-const run = promisify(execFile);
 const repo = fileURLToPath(new URL("../../", import.meta.url));
 const fixture = (name) => join(repo, "tests/fixtures", name);
 const { version } = JSON.parse(readFileSync(join(repo, "js/package.json"), "utf8"));
@@ -53,24 +51,6 @@ function projectWithHelper(writeHelper) {
 }
 
 const copyOf = (source) => (path) => cpSync(source, path);
-
-// Runs `body` (an async function's source, given ProcessHost) in a fresh Node process
-// in `root`; returns its JSON result and the warnings it emitted.
-async function inProject(root, body, env = {}) {
-  writeFileSync(join(root, "probe.mjs"), `
-    import { ProcessHost } from "spawnhost";
-    const warnings = [];
-    process.on("warning", (w) => warnings.push({ code: w.code, message: w.message }));
-    const result = await (${body})(ProcessHost);
-    await new Promise((resolve) => setImmediate(resolve));
-    console.log(JSON.stringify({ result, warnings }));
-  `);
-  const cleanEnv = { ...process.env, ...env };
-  delete cleanEnv.SPAWNHOST_HELPER_PATH;
-  if (env.SPAWNHOST_HELPER_PATH) cleanEnv.SPAWNHOST_HELPER_PATH = env.SPAWNHOST_HELPER_PATH;
-  const { stdout } = await run(process.execPath, ["--no-warnings", "probe.mjs"], { cwd: root, env: cleanEnv, timeout: 60_000 });
-  return JSON.parse(stdout);
-}
 
 // Two hosts, one after the other: both inline, one warning, each call run once.
 const TWO_HOSTS = `async (ProcessHost) => {

@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { PLATFORM_PACKAGES, helperInPackage } from "../../js/src/platform-package.js";
 import { ProcessHost } from "spawnhost";
+import { inProject } from "./support/project.js";
 
 const run = promisify(execFile);
 const repo = fileURLToPath(new URL("../../", import.meta.url));
@@ -115,24 +116,6 @@ function installedProject({ platformPackage } = {}) {
     chmodSync(join(dir, "bin/spawnhost-helper"), 0o755);
   }
   return root;
-}
-
-// Runs `body` (an async function's source, given ProcessHost) in a fresh Node process in
-// `root`, so that each run has its own once-per-process warning; returns what it printed
-// as JSON, plus the warnings emitted.
-async function inProject(root, body, env = {}) {
-  writeFileSync(join(root, "probe.mjs"), `
-    import { ProcessHost } from "spawnhost";
-    const warnings = [];
-    process.on("warning", (w) => warnings.push({ code: w.code, message: w.message }));
-    const result = await (${body})(ProcessHost);
-    await new Promise((resolve) => setImmediate(resolve));
-    console.log(JSON.stringify({ result, warnings }));
-  `);
-  const cleanEnv = { ...process.env, ...env };
-  if (!("SPAWNHOST_HELPER_PATH" in env)) delete cleanEnv.SPAWNHOST_HELPER_PATH;
-  const { stdout } = await run(process.execPath, ["--no-warnings", "probe.mjs"], { cwd: root, env: cleanEnv });
-  return JSON.parse(stdout);
 }
 
 const thisPlatform = `${process.platform}-${process.arch}`;
