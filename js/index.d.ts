@@ -35,6 +35,13 @@ export interface ProcessHostOptions {
   killGraceMs?: number;
   /** How long the helper may owe an answer (its hello, a liveness check, its end after shutdown's grace) before it counts as hung and is killed. Default 10000. */
   helperTimeoutMs?: number;
+  /**
+   * Re-read process.env for a launch without `env` only after JavaScript wrote to it
+   * (process.env becomes a transparent Proxy that counts writes). Changes made outside
+   * JavaScript (a native addon's setenv, a SHARE_ENV worker) are then not seen. Default
+   * false: process.env is read at every launch.
+   */
+  trackEnv?: boolean;
   /** The helper executable. Default: SPAWNHOST_HELPER_PATH, then the platform package, then the repository's build. */
   helperPath?: string;
   /**

@@ -15,6 +15,7 @@ async function usesEverything(): Promise<void> {
     helperPath: "/opt/spawnhost-helper",
     killGraceMs: 2000,
     helperTimeoutMs: 5000,
+    trackEnv: true,
     onLaunch: (launch: LaunchInfo) => console.log(launch.kind, launch.file, launch.createMs, launch.queuedMs),
     onUnhandledChildError: (error: Error, pid: number | undefined) => console.warn(error.message, pid),
   });
