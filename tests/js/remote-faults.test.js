@@ -12,6 +12,7 @@ import { modes, once, rejection } from "./support/modes.js";
 import { alive, waitUntilGone } from "./support/procfs.js";
 import { sshdUnavailable, startSshd } from "./support/sshd.js";
 import { bootstrapArgv, shellJoin } from "../../js/src/bootstrap.js";
+import { locateHelper } from "../../js/src/locate-helper.js";
 
 const unavailable = !modes().includes("helper") ? "SPAWNHOST_TEST_MODES has no helper mode" : sshdUnavailable();
 if (unavailable && process.env.CI === "true" && modes().includes("helper")) {
@@ -19,7 +20,8 @@ if (unavailable && process.env.CI === "true" && modes().includes("helper")) {
 }
 if (unavailable) console.log(`# skipping the remote-host fault tests: ${unavailable}`);
 
-const HELPER = process.env.SPAWNHOST_HELPER_PATH;
+// The helper under test, found as the library finds it (scripts/test-node-versions sets no path).
+const HELPER = modes().includes("helper") ? locateHelper() : undefined;
 const PLATFORM = `linux-${process.arch}`;
 
 // Runs the bootstrap over ssh by hand; `answer(bytes, stdin)` is what this side sends

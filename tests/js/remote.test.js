@@ -11,6 +11,7 @@ import { ProcessHost, HelperExitedError } from "spawnhost";
 import { modes, once, rejection } from "./support/modes.js";
 import { sshdUnavailable, startSshd } from "./support/sshd.js";
 import { fileDigest } from "../../js/src/bootstrap.js";
+import { locateHelper } from "../../js/src/locate-helper.js";
 
 const unavailable = !modes().includes("helper") ? "SPAWNHOST_TEST_MODES has no helper mode" : sshdUnavailable();
 if (unavailable && process.env.CI === "true" && modes().includes("helper")) {
@@ -18,7 +19,8 @@ if (unavailable && process.env.CI === "true" && modes().includes("helper")) {
 }
 if (unavailable) console.log(`# skipping the remote-host tests: ${unavailable}`);
 
-const HELPER = process.env.SPAWNHOST_HELPER_PATH;
+// The helper under test, found as the library finds it (scripts/test-node-versions sets no path).
+const HELPER = modes().includes("helper") ? locateHelper() : undefined;
 
 describe("a host over ssh", { skip: unavailable ?? false }, () => {
   let sshd;
