@@ -235,7 +235,7 @@ export const mutants = [
     breaks: "execFile's timeout, cutting outputs off before the helper created the process, rejects with a protocol error",
     edits: [{ file: "helper/session.cpp", find: "  if (auto it = launching_.find(r.id); it != launching_.end()) return it->second->early_closes.push_back(r.fd);\n", replace: "" }],
     tests: ["faults.test.js"],
-    pattern: "wait in the helper's queue",
+    pattern: "wait in the helper's queue|still creating the process",
   },
   {
     name: "request id kept after a throw",

@@ -10,6 +10,7 @@ import { Worker } from "node:worker_threads";
 import { ProcessHost, HelperExitedError, HostShutdownError } from "spawnhost";
 import { modes, hostFor, once, rejection } from "./support/modes.js";
 import { alive, zombieChildrenOf } from "./support/procfs.js";
+import { leasedProgram } from "./support/lease.js";
 
 const fixture = (name) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
 const realHelper = process.env.SPAWNHOST_HELPER_PATH || fileURLToPath(new URL("../../build/spawnhost-helper", import.meta.url));
@@ -192,6 +193,24 @@ if (helperMode) {
       await host.execFile("true"); // the helper is up: the requests below reach it at once
       const outcomes = await Promise.all(Array.from({ length: 40 }, () => rejection(host.execFile("sleep", ["5"], { timeout: 1 }))));
       assert.deepEqual(outcomes.map((error) => [error.name, error.timedOut]), Array(40).fill(["HostExecError", true]));
+    });
+
+    // The kill and the close_output reach the helper while its launch thread is inside
+    // exec (a write lease holds exec's open of the program): the helper must hold the
+    // close for the process it is still creating, not refuse it as a protocol error.
+    test("outputs cut off while the helper is still creating the process: the call rejects as a timeout", async () => {
+      const { program, holder } = await leasedProgram(1, "exec sleep 10");
+      const host = hostFor("helper");
+      after(() => host.shutdown());
+      try {
+        await host.execFile("true");
+        const error = await rejection(host.execFile(program, [], { timeout: 50 }));
+        assert.equal(error.name, "HostExecError", error.message);
+        assert.equal(error.timedOut, true);
+        assert.equal(error.signal, "SIGTERM");
+      } finally {
+        holder.kill();
+      }
     });
 
     test("the helper applies a timeout, with its killSignal, while Node's thread is blocked", async () => {

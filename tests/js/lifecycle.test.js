@@ -9,12 +9,12 @@ import { fileURLToPath } from "node:url";
 import { ProcessHost, HelperExitedError, HelperVersionError, HostShutdownError } from "spawnhost";
 import { modes, hostFor, once, rejection } from "./support/modes.js";
 import { alive, helperPidsOf, waitUntilGone } from "./support/procfs.js";
+import { HOLD_WRITE_LEASE } from "./support/lease.js";
 
 const fixture = (name) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
 // perl (in every Debian) holds a write lease (fcntl F_SETLEASE 1024, F_WRLCK 1) on
 // ARGV[0] and says "held"; any open of the file, exec's included, waits until it lets
 // go: after ARGV[1] seconds (default 120) or when it dies.
-const HOLD_WRITE_LEASE = '$SIG{IO} = "IGNORE"; open(my $f, "<", $ARGV[0]) or die "open: $!"; fcntl($f, 1024, 1) or die "lease: $!"; $| = 1; print "held\\n"; select(undef, undef, undef, $ARGV[1] // 120)';
 const packageVersion = JSON.parse(readFileSync(new URL("../../js/package.json", import.meta.url), "utf8")).version;
 
 for (const mode of modes()) {
