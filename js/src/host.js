@@ -90,7 +90,11 @@ export class ProcessHost {
     }
     this.#mode = this.#transport ? "helper" : mode === "helper" && fallback === "inline" && shouldFallBackToInline(helperPath) ? "inline" : mode;
     // Inline mode has child_process's IPC on every platform; the Windows helper has none.
-    this.#platform = { platform: helperPlatform, ipcAvailable: this.#mode === "inline" || helperPlatform !== "win32", trackEnv };
+    this.#platform = {
+      platform: helperPlatform,
+      ipcAvailable: this.#mode === "inline" || helperPlatform !== "win32",
+      defaultEnv: this.#transport ? "remote" : trackEnv ? "tracked" : "read",
+    };
     const hooks = { onLaunch, onUnhandledChildError };
     // A helper found automatically may turn out not to start: then this host runs inline.
     // (Not a helper reached through a transport: that one was chosen, and is remote.)

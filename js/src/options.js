@@ -49,16 +49,16 @@ export function splitArguments(args, options) {
  * @param {string} file
  * @param {string[]} args
  * @param {object} options
- * @param {{ viaExec?: boolean, platform?: string, trackEnv?: boolean }} [how] viaExec: `file` is exec's command
+ * @param {{ viaExec?: boolean, platform?: string, defaultEnv?: DefaultEnv }} [how] viaExec: `file` is exec's command
  *   string; platform: the helper's (shell rules), default this process's
  */
-export function normalizeExecRequest(file, args, options, { viaExec = false, platform = process.platform, trackEnv = false } = {}) {
+export function normalizeExecRequest(file, args, options, { viaExec = false, platform = process.platform, defaultEnv = "read" } = {}) {
   checkObject("options", options);
   if (viaExec) {
     checkString("command", file);
     options = { ...options, shell: typeof options.shell === "string" ? options.shell : true };
   }
-  const request = normalizeCommon("exec", file, args, options, platform, trackEnv);
+  const request = normalizeCommon("exec", file, args, options, platform, defaultEnv);
   request.cmd = viaExec ? file : [file, ...args].join(" ");
   request.maxBuffer = optional(options.maxBuffer, DEFAULT_MAX_BUFFER, (v) => {
     if (typeof v !== "number" || Number.isNaN(v) || v < 0) throw invalidOption("maxBuffer", v, "a non-negative number");
@@ -84,9 +84,9 @@ export function normalizeExecRequest(file, args, options, { viaExec = false, pla
  * Normalizes a spawn call. `request.stdio` is always fds 0-2; `request.ipc` says
  * whether fd 3 is an IPC channel, with `request.serialization`.
  */
-export function normalizeSpawnRequest(file, args, options, { platform = process.platform, ipcAvailable = platform !== "win32", trackEnv = false } = {}) {
+export function normalizeSpawnRequest(file, args, options, { platform = process.platform, ipcAvailable = platform !== "win32", defaultEnv = "read" } = {}) {
   checkObject("options", options);
-  const request = normalizeCommon("spawn", file, args, options, platform, trackEnv);
+  const request = normalizeCommon("spawn", file, args, options, platform, defaultEnv);
   const { stdio, ipc } = normalizeStdio(options.stdio);
   if (ipc && !ipcAvailable) throw ipcOnWindows();
   request.stdio = stdio;
@@ -103,7 +103,7 @@ export function normalizeSpawnRequest(file, args, options, { platform = process.
  * its arguments execArgv + modulePath + args, and stdio gains an "ipc" entry.
  * @param {string|URL} modulePath
  */
-export function normalizeForkRequest(modulePath, args, options, { platform = process.platform, ipcAvailable = platform !== "win32", trackEnv = false } = {}) {
+export function normalizeForkRequest(modulePath, args, options, { platform = process.platform, ipcAvailable = platform !== "win32", defaultEnv = "read" } = {}) {
   if (!ipcAvailable) throw ipcOnWindows();
   if (modulePath instanceof URL) modulePath = fileURLToPath(modulePath);
   else if (Buffer.isBuffer(modulePath)) modulePath = modulePath.toString();
@@ -125,7 +125,7 @@ export function normalizeForkRequest(modulePath, args, options, { platform = pro
   if (typeof stdio === "string") stdio = [...normalizeStdio(stdio).stdio, "ipc"];
   else if (!Array.isArray(stdio)) stdio = options.silent ? ["pipe", "pipe", "pipe", "ipc"] : ["inherit", "inherit", "inherit", "ipc"];
   else if (!stdio.includes("ipc")) throw ipcRequired();
-  return normalizeSpawnRequest(execPath, [...execArgv, modulePath, ...args], { ...options, shell: false, stdio }, { platform, ipcAvailable, trackEnv });
+  return normalizeSpawnRequest(execPath, [...execArgv, modulePath, ...args], { ...options, shell: false, stdio }, { platform, ipcAvailable, defaultEnv });
 }
 
 // Node's channel on Windows is a named pipe with a protocol of its own; the Windows
@@ -137,7 +137,7 @@ function ipcOnWindows() {
   return error;
 }
 
-function normalizeCommon(kind, file, args, options, platform, trackEnv) {
+function normalizeCommon(kind, file, args, options, platform, defaultEnv) {
   checkString("file", file);
   if (file.length === 0) throw invalidOption("file", file, "a non-empty string", "ERR_INVALID_ARG_VALUE");
   if (!Array.isArray(args)) throw invalidOption("args", args, "an array of strings", "ERR_INVALID_ARG_VALUE");
@@ -172,7 +172,7 @@ function normalizeCommon(kind, file, args, options, platform, trackEnv) {
   }
   spawnargs.unshift(argv0 ?? spawnfile);
 
-  const env = normalizeEnv(options.env, trackEnv);
+  const env = normalizeEnv(options.env, defaultEnv);
   const killSignal = signalName(options.killSignal ?? "SIGTERM", "killSignal");
   return {
     kind,
@@ -201,11 +201,21 @@ function normalizeCommon(kind, file, args, options, platform, trackEnv) {
   };
 }
 
+/**
+ * Where a launch without `env` gets its environment: "read", process.env read at the
+ * call; "tracked", the same, re-read only after JavaScript wrote to it (trackEnv);
+ * "remote", none sent: a helper across a transport uses its own.
+ * @typedef {"read"|"tracked"|"remote"} DefaultEnv
+ */
+
 // `env` defaults to process.env as it is at call time. Keys from the prototype chain
 // count and undefined values are dropped, as in child_process. `object` is what inline
 // mode hands child_process: undefined for the default, which child_process reads itself.
-function normalizeEnv(envOption, trackEnv) {
-  if (envOption == null) return { object: undefined, pairs: trackEnv ? trackedProcessEnv() : readProcessEnv() };
+function normalizeEnv(envOption, defaultEnv) {
+  if (envOption == null) {
+    const pairs = defaultEnv === "remote" ? undefined : defaultEnv === "tracked" ? trackedProcessEnv() : readProcessEnv();
+    return { object: undefined, pairs };
+  }
   checkObject("env", envOption);
   const object = {};
   const pairs = [];

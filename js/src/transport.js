@@ -79,8 +79,8 @@ export function adaptRequestForTransport(request) {
   if (request.ipc && request.env === undefined) {
     throw remoteUnsupported("env", "absent, with an IPC channel", "fork() and \"ipc\" on a remote host need an explicit env (the remote helper's own cannot carry NODE_CHANNEL_FD)");
   }
+  // (Without env, normalization sent none: defaultEnv "remote".)
   request.remote = true;
-  if (request.env === undefined) request.envPairs = undefined;
 }
 
 /**
