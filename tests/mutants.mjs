@@ -152,7 +152,7 @@ export const mutants = [
     name: "descriptors leak into children",
     breaks: "stdio socketpairs are made without close-on-exec and the child no longer sweeps descriptors before exec",
     edits: [
-      { file: "helper/posix/process.cpp", find: "if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p) < 0) return fail(\"pipe\", errno);", replace: "if (socketpair(AF_UNIX, SOCK_STREAM, 0, p) < 0) return fail(\"pipe\", errno);" },
+      { file: "helper/posix/process.cpp", find: "if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p) < 0) return launch_failure(\"pipe\", errno);", replace: "if (socketpair(AF_UNIX, SOCK_STREAM, 0, p) < 0) return launch_failure(\"pipe\", errno);" },
       { file: "helper/posix/process.cpp", find: "  sys(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);\n", replace: "" },
     ],
     tests: ["hygiene.test.js"],
@@ -352,7 +352,7 @@ export const mutants = [
   {
     name: "remote launches get Node's environment",
     breaks: "without env, a remote child gets Node's process.env instead of the remote helper's",
-    edits: [{ file: "js/src/transport.js", find: "  if (request.env === undefined) request.envPairs = undefined;\n", replace: "" }],
+    edits: [{ file: "js/src/host.js", find: "defaultEnv: this.#transport ? \"remote\" : trackEnv ? \"tracked\" : \"read\",", replace: "defaultEnv: trackEnv ? \"tracked\" : \"read\"," }],
     tests: ["remote.test.js"],
     pattern: "env and cwd are the remote helper's",
   },

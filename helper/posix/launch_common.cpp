@@ -1,4 +1,4 @@
-#include "exec_search.hpp"
+#include "launch_common.hpp"
 
 #include <cstdlib>
 
@@ -40,6 +40,13 @@ std::vector<char*> c_strings(const std::vector<std::string>& v) {
   for (const auto& s : v) out.push_back(const_cast<char*>(s.c_str()));
   out.push_back(nullptr);
   return out;
+}
+
+launched_process launch_failure(const char* stage, int error) {
+  launched_process p;
+  p.error = std::error_code(error, std::generic_category());
+  p.stage = stage;
+  return p;
 }
 
 }  // namespace spawnhost

@@ -1,12 +1,13 @@
 // What both POSIX launchers (the clone launcher in process.cpp and the posix_spawn one)
-// need before they exec: the program's candidate paths, searched as execvp searches
-// the child's PATH, and argv/envp as C arrays.
+// share: the program's candidate paths, searched as execvp searches the child's PATH,
+// argv/envp as C arrays, and the result of a launch that failed.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "messages.hpp"
+#include "process.hpp"
 
 namespace spawnhost {
 
@@ -15,5 +16,8 @@ std::vector<std::string> candidate_paths(const spawn_request& r);
 
 /** Pointers into `v`'s strings, null-terminated, for execve/posix_spawn. */
 std::vector<char*> c_strings(const std::vector<std::string>& v);
+
+/** A launch that failed at `stage` ("pipe", "exec", ...) with errno `error`. */
+launched_process launch_failure(const char* stage, int error);
 
 }  // namespace spawnhost

@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-#include "exec_search.hpp"
+#include "launch_common.hpp"
 
 extern char** environ;
 
@@ -25,13 +25,6 @@ namespace spawnhost {
 namespace {
 
 constexpr int channel_fd = 3;  // Node's children find their IPC channel here
-
-launched_process fail(const char* stage, int error) {
-  launched_process p;
-  p.error = std::error_code(error, std::generic_category());
-  p.stage = stage;
-  return p;
-}
 
 // Owns a posix_spawn_file_actions_t / posix_spawnattr_t for one launch.
 struct spawn_description {
@@ -178,24 +171,24 @@ bool posix_spawn_launcher_chosen() noexcept {
 
 launched_process launch_with_posix_spawn(const spawn_request& r, const launch_context& context) noexcept {
   try {
-    if (r.options.uid || r.options.gid) return fail(r.options.uid ? "setuid" : "setgid", ENOTSUP);
+    if (r.options.uid || r.options.gid) return launch_failure(r.options.uid ? "setuid" : "setgid", ENOTSUP);
     launched_process out;
     unique_fd child_ends[3];
     const char* stage = "";
-    if (int e = make_stdio(r, context, out, child_ends, stage)) return fail(stage, e);
+    if (int e = make_stdio(r, context, out, child_ends, stage)) return launch_failure(stage, e);
     unique_fd child_channel;
     if (r.options.ipc) {
       int ends[2];
-      if (posix_spawn_platform::cloexec_socketpair(ends) < 0) return fail("socketpair", errno);
+      if (posix_spawn_platform::cloexec_socketpair(ends) < 0) return launch_failure("socketpair", errno);
       out.channel.reset(ends[0]);
       child_channel.reset(ends[1]);
     }
     std::string dir;
-    if (int e = choose_directory(r, context, dir)) return fail("chdir", e);
+    if (int e = choose_directory(r, context, dir)) return launch_failure("chdir", e);
 
     spawn_description description;
-    if (int e = describe_attributes(r, context, description.attributes)) return fail("posix_spawnattr", e);
-    if (int e = describe_descriptors(description.actions, child_ends, child_channel, dir)) return fail("posix_spawn_file_actions", e);
+    if (int e = describe_attributes(r, context, description.attributes)) return launch_failure("posix_spawnattr", e);
+    if (int e = describe_descriptors(description.actions, child_ends, child_channel, dir)) return launch_failure("posix_spawn_file_actions", e);
 
     std::vector<std::string> argv_strings;
     argv_strings.reserve(r.args.size() + 1);
@@ -229,16 +222,16 @@ launched_process launch_with_posix_spawn(const spawn_request& r, const launch_co
     }
     out.create_us = static_cast<std::uint64_t>(
         std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count());
-    if (error) return fail("exec", error);
+    if (error) return launch_failure("exec", error);
     out.pid = pid;
     if (std::error_code e = posix_spawn_platform::open_exit_handle(pid, out.exit_handle)) {
       kill(pid, SIGKILL);
       waitpid(pid, nullptr, 0);
-      return fail("exit_handle", e.value());
+      return launch_failure("exit_handle", e.value());
     }
     return out;
   } catch (const std::bad_alloc&) {
-    return fail("memory", ENOMEM);
+    return launch_failure("memory", ENOMEM);
   }
 }
 

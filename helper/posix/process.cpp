@@ -31,7 +31,7 @@
 #include <memory>
 #include <vector>
 
-#include "exec_search.hpp"
+#include "launch_common.hpp"
 #include "launch_posix_spawn.hpp"
 #include "process.hpp"
 #include "signal_table.hpp"
@@ -191,13 +191,6 @@ std::uint64_t micros_since(std::chrono::steady_clock::time_point t0) {
       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count());
 }
 
-launched_process fail(const char* stage, int error) {
-  launched_process p;
-  p.error = std::error_code(error, std::generic_category());
-  p.stage = stage;
-  return p;
-}
-
 // Blocks every signal on this thread for the clone, restores the old mask after.
 class all_signals_blocked {
  public:
@@ -260,17 +253,17 @@ launched_process launch_process(const spawn_request& r, const launch_context& co
           // and it escapes the per-user pipe-page limit that shrinks every pipe past
           // the first ~1,000 of a non-root user to a single page.
           int p[2];
-          if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p) < 0) return fail("pipe", errno);
+          if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p) < 0) return launch_failure("pipe", errno);
           child_ends[fd].reset(p[0]);
           out.stdio[fd].reset(p[1]);
           break;
         }
         case protocol::stdio_kind::ignore:
-          if (dev_null() < 0) return fail("open", errno);
+          if (dev_null() < 0) return launch_failure("open", errno);
           break;
         case protocol::stdio_kind::inherit: {
           int copy = fcntl(context.inherited[fd], F_DUPFD_CLOEXEC, 3);
-          if (copy < 0) return fail("dup", errno);
+          if (copy < 0) return launch_failure("dup", errno);
           child_ends[fd].reset(copy);
           break;
         }
@@ -280,7 +273,7 @@ launched_process launch_process(const spawn_request& r, const launch_context& co
     unique_fd child_channel;
     if (r.options.ipc) {
       int sv[2];
-      if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) return fail("socketpair", errno);
+      if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) return launch_failure("socketpair", errno);
       out.channel.reset(sv[0]);
       child_channel.reset(sv[1]);
     }
@@ -323,7 +316,7 @@ launched_process launch_process(const spawn_request& r, const launch_context& co
     unique_fd report_read, report_write;
     if (vfork_shares_memory.load(std::memory_order_relaxed) != 1) {
       int report[2];
-      if (pipe2(report, O_CLOEXEC) < 0) return fail("pipe", errno);
+      if (pipe2(report, O_CLOEXEC) < 0) return launch_failure("pipe", errno);
       report_read.reset(report[0]);
       report_write.reset(report[1]);
     }
@@ -366,10 +359,10 @@ launched_process launch_process(const spawn_request& r, const launch_context& co
       }
     }
     out.create_us = micros_since(t0);
-    if (pid < 0) return fail("clone", errno);
+    if (pid < 0) return launch_failure("clone", errno);
     if (a.error) {
       waitpid(pid, nullptr, 0);  // it exited with 127 before exec: collect it now
-      return fail(a.stage, a.error);
+      return launch_failure(a.stage, a.error);
     }
     out.pid = pid;
     if (!want_pidfd) return out;  // no exit handle: exit_watch waits on SIGCHLD
@@ -378,12 +371,12 @@ launched_process launch_process(const spawn_request& r, const launch_context& co
       const int e = errno;
       kill(pid, SIGKILL);
       waitpid(pid, nullptr, 0);
-      return fail("pidfd", e);
+      return launch_failure("pidfd", e);
     }
     out.exit_handle.reset(exit_handle.release());
     return out;
   } catch (const std::bad_alloc&) {
-    return fail("memory", ENOMEM);
+    return launch_failure("memory", ENOMEM);
   }
 }
 
