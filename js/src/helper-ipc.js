@@ -3,7 +3,7 @@
 // acknowledgements, backpressure, and the channel's end.
 import { SERIALIZATIONS } from "./ipc-serialization.js";
 import { MAX_DATA_CHUNK } from "./protocol-generated.js";
-import { OUTPUT_CREDIT } from "./helper-streams.js";
+import { OUTPUT_CREDIT } from "./spawn-request.js";
 import { errnoError, ipcChannelClosed } from "./errors.js";
 
 /**

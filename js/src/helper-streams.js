@@ -4,12 +4,12 @@
 import { Readable, Writable } from "node:stream";
 import { MAX_DATA_CHUNK } from "./protocol-generated.js";
 import { errnoError } from "./errors.js";
+import { OUTPUT_CREDIT } from "./spawn-request.js";
 
 // Every credit grant and every acknowledgement is a message that wakes the other
 // side, which costs a context switch on a busy machine: windows of 64 KiB capped
-// output at ~13% of child_process's rate. These bound what can pile up per stream.
-/** Read credit granted per output stream; also the initial credit in the spawn request. */
-export const OUTPUT_CREDIT = 512 * 1024;
+// output at ~13% of child_process's rate. These bound what can pile up per stream
+// (OUTPUT_CREDIT lives in spawn-request.js: the spawn request carries the first grant).
 /** Bytes of stdin that may be unacknowledged before write callbacks start to wait. */
 export const STDIN_WINDOW = 1024 * 1024;
 

@@ -2,7 +2,8 @@
 // as Node streams on one side, write/end/credit/close_output/send frames about its id
 // on the other. HelperLaunch (what a launch is: its states, id and end) owns one of
 // these and tells it when frames may go out and when they must stop.
-import { HelperInput, HelperOutput, OUTPUT_CREDIT } from "./helper-streams.js";
+import { HelperInput, HelperOutput } from "./helper-streams.js";
+import { OUTPUT_CREDIT } from "./spawn-request.js";
 import { HelperIpc } from "./helper-ipc.js";
 
 /** The streams of one child and the frames that feed them. */

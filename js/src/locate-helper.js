@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { HelperNotFoundError } from "./errors.js";
 import { findPlatformHelper, isExecutable } from "./platform-package.js";
 import { foreignExecutableFormat } from "./helper-format.js";
-import { knownBrokenHelper, reportBrokenHelper } from "./backend-fallback.js";
+import { knownBrokenHelper, reportBrokenHelper } from "./broken-helper.js";
 
 /** Environment variable that overrides where the helper is. */
 export const HELPER_PATH_VARIABLE = "SPAWNHOST_HELPER_PATH";

@@ -1,7 +1,13 @@
 // The options map of a `spawn` frame (schema/protocol.json, spawn_options), built from
 // a request normalized by options.js.
-import { OUTPUT_CREDIT } from "./helper-streams.js";
 import { STDIO_KIND } from "./protocol-generated.js";
+
+/**
+ * Read credit granted per output stream, in bytes: the spawn request's first grant, and
+ * what helper-streams.js tops a reading stream back up to. Large enough that a grant is
+ * not a wake-up per chunk (64 KiB windows capped output at ~13% of child_process's rate).
+ */
+export const OUTPUT_CREDIT = 512 * 1024;
 
 /**
  * @param {object} r a normalized request
