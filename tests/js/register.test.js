@@ -49,6 +49,19 @@ test("SPAWNHOST_REGISTER_CHILDREN=1 passes the flag on to Node children", async 
   assert.deepStrictEqual(child, { execArgv: [], nodeOptions: "--import spawnhost/register", swapped: true });
 });
 
+// Test runners start workers with copies of the parent's flags and environment, from
+// which register took the flag out (only to keep it from Node child processes).
+for (const [how, flags, env] of [["--import", ["--import", "spawnhost/register"], {}], ["NODE_OPTIONS", [], { NODE_OPTIONS: "--import spawnhost/register" }]]) {
+  test(`a worker thread given a copy of process.execArgv or process.env still has child_process swapped (${how})`, async () => {
+    const { stdout } = await run(process.execPath, [...flags, fixture("register-workers.mjs")], {
+      env: { ...process.env, NODE_OPTIONS: "", ...env }, timeout: 30_000,
+    });
+    assert.deepStrictEqual(JSON.parse(stdout), {
+      default: true, "execArgv copied": true, "env copied": true, "both copied": true, SHARE_ENV: true,
+    });
+  });
+}
+
 test("import \"spawnhost/register\" as an entry file's first line works", async () => {
   const script = "import \"spawnhost/register\"; const { spawn } = await import(\"node:child_process\"); const { stats } = await import(\"spawnhost/child_process\");" +
     " spawn(\"true\").on(\"close\", () => console.log(JSON.stringify(stats())));";
