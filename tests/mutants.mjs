@@ -170,7 +170,7 @@ export const mutants = [
   {
     name: "shutdown() settles running children at once",
     breaks: "children lose their real exit at shutdown(): error and close(null, null) instead of exit with the signal",
-    edits: [{ file: "js/src/channel.js", find: "        if (handler.onShutdown?.(error)) continue;\n", replace: "" }],
+    edits: [{ file: "js/src/channel.js", find: "        if (handler.onShutdown && inScope(handler, handler.onShutdown, error)) continue;\n", replace: "" }],
     tests: ["faults.test.js"],
     pattern: "real end",
   },
@@ -264,10 +264,27 @@ export const mutants = [
   {
     name: "register leaves ESM named imports alone",
     breaks: "import { spawn } from \"node:child_process\" still reaches Node's own spawn under register",
-    edits: [{ file: "js/src/register.js", find: "  syncBuiltinESMExports();\n", replace: "" }],
+    edits: [{ file: "js/src/register.js", find: "  for (const name of REPLACED) builtinModule[name] = dropIn[name];\n  syncBuiltinESMExports();\n", replace: "  for (const name of REPLACED) builtinModule[name] = dropIn[name];\n" },
+      // The Worker swap re-syncs every builtin's exports too.
+      { file: "js/src/register.js", find: "  workerThreads.Worker = Worker;\n  syncBuiltinESMExports();\n", replace: "  workerThreads.Worker = Worker;\n" }],
     tests: ["register.test.js"],
     pattern: "named, default and CommonJS",
     modes: "inline,helper",
+  },
+  {
+    name: "register lets workers lose the flag",
+    breaks: "a worker thread given a copy of process.execArgv (as test runners make) runs with Node's own child_process",
+    edits: [{ file: "js/src/register.js", find: "  if (removed) keepFlagForWorkers();\n", replace: "" }],
+    tests: ["register.test.js"],
+    pattern: "worker thread",
+    modes: "inline,helper",
+  },
+  {
+    name: "helper messages in the helper starter's async context",
+    breaks: "a child's events run in the AsyncLocalStorage context of whichever call started the helper",
+    edits: [{ file: "js/src/channel.js", find: "    if (handler.scope === undefined) handler.onMessage(name, values);\n    else handler.scope.runInAsyncScope(handler.onMessage, handler, name, values);", replace: "    handler.onMessage(name, values);" }],
+    tests: ["async-context.test.js"],
+    pattern: "caller's context",
   },
   {
     name: "drop-in children are not ChildProcesses",
