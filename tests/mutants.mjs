@@ -272,6 +272,13 @@ export const mutants = [
     modes: "inline,helper",
   },
   {
+    name: "cluster workers through the helper",
+    breaks: "a node:cluster server crashes at its first connection: the primary cannot send the handle",
+    edits: [{ file: "js/src/drop-in/launch.js", find: "call.fallbackReason ?? clusterWorker(call.options) ?? stdioMisfit", replace: "call.fallbackReason ?? stdioMisfit" }],
+    tests: ["register.test.js"],
+    pattern: "node:cluster",
+  },
+  {
     name: "register lets workers lose the flag",
     breaks: "a worker thread given a copy of process.execArgv (as test runners make) runs with Node's own child_process",
     edits: [{ file: "js/src/register.js", find: "  if (removed) keepFlagForWorkers();\n", replace: "" }],

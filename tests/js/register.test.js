@@ -16,9 +16,10 @@ const repository = fileURLToPath(new URL("../..", import.meta.url));
 const THROUGH_HELPER = { helper: 1, fallback: 0 };
 // Sync calls go through the helper too, on its blocking channel.
 const SYNC = THROUGH_HELPER;
+const CLUSTER_REASON = "a node:cluster worker (NODE_UNIQUE_ID): it is sent handles";
 
-async function report(flags, env = {}) {
-  const { stdout } = await run(process.execPath, [...flags, fixture("register-app.mjs")], {
+async function report(flags, env = {}, app = "register-app.mjs") {
+  const { stdout } = await run(process.execPath, [...flags, fixture(app)], {
     env: { ...process.env, NODE_OPTIONS: "", ...env }, timeout: 30_000,
   });
   return JSON.parse(stdout);
@@ -61,6 +62,19 @@ for (const [how, flags, env] of [["--import", ["--import", "spawnhost/register"]
     });
   });
 }
+
+// Until handles can cross to the helper, cluster's workers (it sends them the
+// connections) are forked by node:child_process, and counted as fallbacks.
+test("a node:cluster server's workers are forked by node:child_process and answer", async () => {
+  const { answers, stats } = await report(["--import", "spawnhost/register"], {}, "register-cluster.mjs");
+  assert.equal(answers.length, 6);
+  for (const answer of answers) {
+    assert.equal(answer.status, 200);
+    assert.match(answer.body, /^worker [12]$/);
+  }
+  assert.equal(stats.fallback, 2);
+  assert.deepStrictEqual(stats.fallbackReasons, { [CLUSTER_REASON]: 2 });
+});
 
 test("import \"spawnhost/register\" as an entry file's first line works", async () => {
   const script = "import \"spawnhost/register\"; const { spawn } = await import(\"node:child_process\"); const { stats } = await import(\"spawnhost/child_process\");" +
