@@ -279,6 +279,21 @@ export const mutants = [
     pattern: "node:cluster",
   },
   {
+    name: "bootstrap trusts a cache another user owns",
+    breaks: "another user's cache directory (they can swap the helper before it runs) is used",
+    edits: [{ file: "js/src/bootstrap.js", find: "[ \"$5\" = \"$me\" ] || {", replace: "true || {" }],
+    tests: ["remote-trust.test.js"],
+    pattern: "another user owns",
+  },
+  {
+    name: "bootstrap writes through a planted upload file",
+    breaks: "an upload follows a link planted at .upload-<pid> and overwrites its target",
+    edits: [{ file: "js/src/bootstrap.js", find: "{ [ ! -e \"$tmp\" ] && [ ! -h \"$tmp\" ]; } || {", replace: "true || {" },
+      { file: "js/src/bootstrap.js", find: "(set -C; : >\"$tmp\") 2>/dev/null || {", replace: "true || {" }],
+    tests: ["remote-trust.test.js"],
+    pattern: "planted",
+  },
+  {
     name: "register lets workers lose the flag",
     breaks: "a worker thread given a copy of process.execArgv (as test runners make) runs with Node's own child_process",
     edits: [{ file: "js/src/register.js", find: "  if (removed) keepFlagForWorkers();\n", replace: "" }],
