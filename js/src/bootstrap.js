@@ -25,11 +25,24 @@ const MAX_PREAMBLE_BYTES = 64 * 1024;
 // upload goes to a file named by this shell's pid and is renamed into place only once
 // verified, so a truncated or tampered upload never becomes the cached helper, and two
 // hosts bootstrapping the same account at once do not collide.
+// Trust, as ssh trusts a key file: the helper's file, its directory and the cache must
+// be this user's and writable by nobody else, and each directory above them this
+// user's or root's and not writable by others (unless sticky, as /tmp): otherwise
+// another user could put a program of theirs where this one runs it. The upload file
+// is created only where nothing is (noclobber, after checking that no file or link is
+// there), never written through what someone planted.
 export const BOOTSTRAP_SCRIPT = `umask 077
 say() { printf 'spawnhost-bootstrap %s\\n' "$*"; }
 hashof() { if command -v sha256sum >/dev/null 2>&1; then sha256sum <"$1"; elif command -v shasum >/dev/null 2>&1; then shasum -a 256 <"$1"; else openssl dgst -sha256 -r <"$1"; fi | { read -r h _; printf %s "$h"; }; }
+trusted() {
+l=$(ls -ldnL "$1" 2>/dev/null) || { say "fail cannot inspect $1"; exit 8; }
+set -f; set -- "$1" "$2" $l; set +f
+case $3 in ?????w*|????????w*) case $2$3 in above?????????[tT]*) ;; *) say "fail refusing $1: writable by group or others (as ssh refuses a key file; chmod go-w it)"; exit 8;; esac;; esac
+[ "$5" = "$me" ] || { [ "$2" = above ] && [ "$5" = 0 ]; } || { say "fail refusing $1: owned by uid $5, not by this user ($me)"; exit 8; }
+}
 version=$1; cache=\${2:-\${XDG_CACHE_HOME:-$HOME/.cache}/spawnhost}; shift 2
-s=$(uname -s); m=$(uname -m)
+case $cache in /*) ;; *) cache=$PWD/$cache;; esac
+s=$(uname -s); m=$(uname -m); me=$(id -u)
 case "$s" in Linux) o=linux;; Darwin) o=darwin;; *) o=$s;; esac
 case "$m" in x86_64|amd64) a=x64;; aarch64|arm64) a=arm64;; *) a=$m;; esac
 p=$o-$a; want=
@@ -38,9 +51,19 @@ while [ $# -gt 0 ] && [ "$1" != -- ]; do case "$1" in "$p="*) want=\${1#*=};; es
 [ -n "$want" ] || { say "fail no helper for $p ($s $m) was offered"; exit 3; }
 sha=\${want%%:*}; size=\${want#*:}
 dir=$cache/$version-$sha; bin=$dir/spawnhost-helper
-if [ -x "$bin" ] && [ "$(hashof "$bin")" = "$sha" ]; then say "ready $p $s $m cached"; exec "$bin" "$@"; fi
 mkdir -p "$dir" || { say "fail cannot create $dir"; exit 4; }
-tmp=$dir/.upload-$$; trap 'rm -f "$tmp"' EXIT
+trusted "$dir" mine; trusted "$cache" mine
+up=$cache; while up=\${up%/*}; [ -n "$up" ]; do trusted "$up" above; done; trusted / above
+if [ -e "$bin" ] || [ -h "$bin" ]; then
+[ -h "$bin" ] && { say "fail refusing $bin: a symbolic link"; exit 8; }
+[ -f "$bin" ] || { say "fail refusing $bin: not a regular file"; exit 8; }
+trusted "$bin" mine
+fi
+if [ -x "$bin" ] && [ "$(hashof "$bin")" = "$sha" ]; then say "ready $p $s $m cached"; exec "$bin" "$@"; fi
+tmp=$dir/.upload-$$
+{ [ ! -e "$tmp" ] && [ ! -h "$tmp" ]; } || { say "fail refusing $tmp: something is there already, not created by this bootstrap"; exit 7; }
+(set -C; : >"$tmp") 2>/dev/null || { say "fail cannot create $tmp"; exit 4; }
+trap 'rm -f "$tmp"' EXIT
 say "need $p $size"
 head -c "$size" >"$tmp" || { say "fail cannot write $tmp"; exit 4; }
 got=$(wc -c <"$tmp" | tr -d ' ')

@@ -23,6 +23,10 @@ export const DEFAULT_ANSWER_MS = 10_000;
  * @property {(error: Error) => boolean} [onShutdown] shutdown() began: return true to keep
  *   hearing about the id (a running child, whose real end the helper reports), false to
  *   be settled now with `error` through onGone
+ * @property {import("node:async_hooks").AsyncResource} [scope] the async context of the
+ *   call that launched the child: every callback above runs in it, as node:child_process
+ *   runs a child's events in its spawn's context, not in the context of whichever call
+ *   started the helper (whose stdout delivers everything)
  */
 
 /** One running helper and the conversation with it. */
@@ -297,9 +301,9 @@ export class Channel {
       this.#shutdownRequested = true;
       const error = new HostShutdownError("the ProcessHost was shut down before this call completed");
       for (const [id, handler] of [...this.#handlers]) {
-        if (handler.onShutdown?.(error)) continue;
+        if (handler.onShutdown && inScope(handler, handler.onShutdown, error)) continue;
         this.#handlers.delete(id);
-        handler.onGone(error);
+        inScope(handler, handler.onGone, error);
       }
       // Someone awaits the helper's end: keep Node alive until it has ended.
       this.#holdForShutdown = true;
@@ -359,14 +363,21 @@ export class Channel {
       const [id, fatal, message] = values;
       // An error about an id we no longer hold is a request that crossed the child's
       // last message on the wire (a late credit): nothing to report.
-      if (id !== null && this.#handlers.has(id)) this.#handlers.get(id).onMessage(name, values);
+      if (id !== null && this.#handlers.has(id)) this.#deliver(this.#handlers.get(id), name, values);
       else if (id === null && !fatal) process.emitWarning(`spawnhost helper: ${message}`, { type: "SpawnhostWarning" });
       if (fatal) this.#goAway(`it reported a fatal error: ${message}`);
       return;
     }
     this.#orphans?.noteReceived(name, values);
     // Messages for an id nobody holds (a late `written` after exit) are dropped.
-    this.#handlers.get(values[0])?.onMessage(name, values);
+    const handler = this.#handlers.get(values[0]);
+    if (handler !== undefined) this.#deliver(handler, name, values);
+  }
+
+  // The hot path: one call per message, in the launching call's async context.
+  #deliver(handler, name, values) {
+    if (handler.scope === undefined) handler.onMessage(name, values);
+    else handler.scope.runInAsyncScope(handler.onMessage, handler, name, values);
   }
 
   #checkHello([protocol, version, pid]) {
@@ -389,7 +400,7 @@ export class Channel {
   #settleHandlers(error) {
     const handlers = [...this.#handlers.values()];
     this.#handlers.clear();
-    for (const handler of handlers) handler.onGone(error);
+    for (const handler of handlers) inScope(handler, handler.onGone, error);
   }
 
   #keepStderr(text) {
@@ -460,6 +471,11 @@ export class Channel {
     this.#refs = 0;
     this.#applyRef();
   }
+}
+
+// Calls one of a handler's callbacks in the handler's async context (if it has one).
+function inScope(handler, callback, argument) {
+  return handler.scope === undefined ? callback.call(handler, argument) : handler.scope.runInAsyncScope(callback, handler, argument);
 }
 
 function lastLines(text, count) {

@@ -4,6 +4,7 @@
 // No HostChild, no streams, no extra loop turn: this is what lets one thread launch
 // tens of thousands of programs a second (issue 15). The rules for how the call ends
 // are execOutcome's, shared with the full path in exec-run.js.
+import { AsyncResource } from "node:async_hooks";
 import { StringDecoder } from "node:string_decoder";
 import { ExecOutput, execOutcome } from "./exec-run.js";
 import { spawnRequestOptions } from "./spawn-request.js";
@@ -44,6 +45,8 @@ class ExecCall {
   #failure = null;
   #killed = false;
   #hostShutdown;
+  // The calling context, for the helper's messages (see HelperLaunch).
+  #scope = new AsyncResource("SPAWNHOST_EXEC");
 
   constructor(channel, request, { onLaunch }, resolve, reject) {
     this.#channel = channel;
@@ -71,6 +74,7 @@ class ExecCall {
         onMessage: (name, values) => this.#onMessage(name, values),
         onGone: (error) => this.#onGone(error),
         onShutdown: (error) => this.#onShutdown(error),
+        scope: this.#scope,
       });
     } catch (error) {
       this.#fail(error);

@@ -2,6 +2,7 @@
 // its id into HostChild state and events, and gives child_process's `close` semantics
 // (after exit and after every piped output has closed). How the child's streams relay
 // is launch-relay.js.
+import { AsyncResource } from "node:async_hooks";
 import { HostChild, watchAbortSignal } from "./host-child.js";
 import { LaunchRelay } from "./launch-relay.js";
 import { EXIT_FLAG } from "./protocol-generated.js";
@@ -41,6 +42,9 @@ export class HelperLaunch {
   // Given up before the helper answered (launch deadline): the id stays ours, and what
   // the helper still says about it is only counted, until it has said all of it.
   #abandoned = false;
+  // The launching call's async context: the helper's messages about this child (read
+  // from its stdout, in the context of whoever started it) are handled in it.
+  #scope = new AsyncResource("SPAWNHOST_CHILD");
 
   /**
    * @param {import("./channel.js").Channel} channel
@@ -99,6 +103,7 @@ export class HelperLaunch {
         onMessage: (name, values) => this.#onMessage(name, values),
         onGone: (error) => this.#onGone(error),
         onShutdown: (error) => this.#onShutdown(error),
+        scope: this.#scope,
       });
       this.#state = "launching";
       try {

@@ -16,9 +16,10 @@ const repository = fileURLToPath(new URL("../..", import.meta.url));
 const THROUGH_HELPER = { helper: 1, fallback: 0 };
 // Sync calls go through the helper too, on its blocking channel.
 const SYNC = THROUGH_HELPER;
+const CLUSTER_REASON = "a node:cluster worker (NODE_UNIQUE_ID): it is sent handles";
 
-async function report(flags, env = {}) {
-  const { stdout } = await run(process.execPath, [...flags, fixture("register-app.mjs")], {
+async function report(flags, env = {}, app = "register-app.mjs") {
+  const { stdout } = await run(process.execPath, [...flags, fixture(app)], {
     env: { ...process.env, NODE_OPTIONS: "", ...env }, timeout: 30_000,
   });
   return JSON.parse(stdout);
@@ -47,6 +48,32 @@ test("NODE_OPTIONS works, and a Node child does not inherit the flag", async () 
 test("SPAWNHOST_REGISTER_CHILDREN=1 passes the flag on to Node children", async () => {
   const { child } = await report([], { NODE_OPTIONS: "--import spawnhost/register", SPAWNHOST_REGISTER_CHILDREN: "1" });
   assert.deepStrictEqual(child, { execArgv: [], nodeOptions: "--import spawnhost/register", swapped: true });
+});
+
+// Test runners start workers with copies of the parent's flags and environment, from
+// which register took the flag out (only to keep it from Node child processes).
+for (const [how, flags, env] of [["--import", ["--import", "spawnhost/register"], {}], ["NODE_OPTIONS", [], { NODE_OPTIONS: "--import spawnhost/register" }]]) {
+  test(`a worker thread given a copy of process.execArgv or process.env still has child_process swapped (${how})`, async () => {
+    const { stdout } = await run(process.execPath, [...flags, fixture("register-workers.mjs")], {
+      env: { ...process.env, NODE_OPTIONS: "", ...env }, timeout: 30_000,
+    });
+    assert.deepStrictEqual(JSON.parse(stdout), {
+      default: true, "execArgv copied": true, "env copied": true, "both copied": true, SHARE_ENV: true,
+    });
+  });
+}
+
+// Until handles can cross to the helper, cluster's workers (it sends them the
+// connections) are forked by node:child_process, and counted as fallbacks.
+test("a node:cluster server's workers are forked by node:child_process and answer", async () => {
+  const { answers, stats } = await report(["--import", "spawnhost/register"], {}, "register-cluster.mjs");
+  assert.equal(answers.length, 6);
+  for (const answer of answers) {
+    assert.equal(answer.status, 200);
+    assert.match(answer.body, /^worker [12]$/);
+  }
+  assert.equal(stats.fallback, 2);
+  assert.deepStrictEqual(stats.fallbackReasons, { [CLUSTER_REASON]: 2 });
 });
 
 test("import \"spawnhost/register\" as an entry file's first line works", async () => {
