@@ -80,7 +80,7 @@ export function execFile(file, args, options, callback) {
   // Registered before the ChildProcess forwards anything, as Node's execFile listens
   // first: the callback runs before the caller's own `close` and `error` listeners.
   let child = null;
-  collectOutput(launch, request,
+  const collector = collectOutput(launch, request,
     ({ stdout, stderr }) => done(null, stdout, stderr),
     (error) => {
       const { stdout = emptyOutput(request), stderr = emptyOutput(request) } = error;
@@ -97,8 +97,11 @@ export function execFile(file, args, options, callback) {
     signal: call.options.signal,
     translateError: (error) => callbackError ?? asNodeError(error),
   });
-  // Node's execFile handles its child's `error` itself: an unheard one never throws.
-  child.on("error", () => {});
+  // Node's execFile listens on the ChildProcess it returns: a `close` or `error` that
+  // anyone emits there settles the call, if nothing did before (the collector already
+  // heard the launch's own ones). So its child's `error` never goes unheard either.
+  child.on("close", collector.close);
+  child.on("error", collector.fail);
   return child;
 }
 
