@@ -58,3 +58,49 @@ test("a child's stdin reads as not readable, as Node's socket does", async () =>
   assert.equal(seen["node:child_process"].readable, false);
   assert.deepEqual(seen["spawnhost/child_process"], seen["node:child_process"]);
 });
+
+/** Runs `body` with ChildProcess.prototype.kill replaced by `replace(original)`. */
+async function withKill(replace, body) {
+  const { prototype } = childProcess.ChildProcess;
+  const original = prototype.kill;
+  prototype.kill = replace(original);
+  try {
+    return await body();
+  } finally {
+    prototype.kill = original;
+  }
+}
+
+test("kill() is ChildProcess.prototype.kill, so what replaces it there acts on the drop-in's children too", async () => {
+  const seen = {};
+  for (const [name, api] of APIS) {
+    const child = api.spawn(process.execPath, lingers);
+    const calls = [];
+    const returned = await withKill((original) => function (...args) {
+      calls.push({ self: this === child, args });
+      return original.apply(this, args);
+    }, () => child.kill("SIGKILL"));
+    const [code, signal] = await once(child, "exit");
+    seen[name] = { calls, returned, killed: child.killed, code, signal };
+  }
+  assert.deepEqual(seen["node:child_process"].calls, [{ self: true, args: ["SIGKILL"] }]);
+  assert.deepEqual(seen["spawnhost/child_process"], seen["node:child_process"]);
+});
+
+// test-child-process-exec-kill-throws.js
+test("exec past maxBuffer fails with the error its child's kill() threw, as Node's", async () => {
+  const seen = {};
+  for (const [name, api] of APIS) {
+    const command = `"${process.execPath}" -e "console.log('foo')"`;
+    seen[name] = await withKill((original) => function (...args) {
+      original.apply(this, args);
+      throw new Error("mock error");
+    }, () => new Promise((resolve) => {
+      const child = api.exec(command, { maxBuffer: 0, killSignal: "SIGKILL" }, (error, stdout, stderr) => {
+        resolve({ message: error.message, cmd: error.cmd, stdout, stderr, killed: child.killed });
+      });
+    }));
+  }
+  assert.equal(seen["node:child_process"].message, "mock error");
+  assert.deepEqual(seen["spawnhost/child_process"], seen["node:child_process"]);
+});

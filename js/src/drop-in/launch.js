@@ -85,9 +85,19 @@ export function execFile(file, args, options, callback) {
     (error) => {
       const { stdout = emptyOutput(request), stderr = emptyOutput(request) } = error;
       callbackError = asNodeError(error);
-      // The helper stopped the output at maxBuffer and ended the child for us, as
-      // Node's execFile does itself with child.kill().
-      if (error.code === "ERR_CHILD_PROCESS_STDIO_MAXBUFFER") launch.child.killed = true;
+      // The helper stopped the output at maxBuffer and ended the child for us, where
+      // Node's execFile calls child.kill(killSignal) itself. That call is still made
+      // (the child is gone: it sends nothing) so that a kill() that throws fails the
+      // call with its error, as in Node.
+      if (error.code === "ERR_CHILD_PROCESS_STDIO_MAXBUFFER") {
+        launch.child.killed = true;
+        try {
+          child.kill(request.killSignal);
+        } catch (thrown) {
+          callbackError = thrown;
+          callbackError.cmd = request.cmd;
+        }
+      }
       done(callbackError, stdout, stderr);
     },
     { kill: (signal) => child.kill(signal) });
