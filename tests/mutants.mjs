@@ -424,4 +424,19 @@ export const mutants = [
     tests: ["posix-spawn-launcher.test.js"],
     pattern: "SIGKILLed helper's children",
   },
+  // What Node's own child_process tests found (scripts/test-node-core).
+  {
+    name: "drop-in execFile deaf to its child's events",
+    breaks: "a `close` emitted on the ChildProcess execFile returned no longer settles the call",
+    edits: [{ file: "js/src/drop-in/launch.js", find: "  child.on(\"close\", collector.close);\n", replace: "" }],
+    tests: ["drop-in-node-core.test.js"],
+    pattern: "settles on a `close`",
+  },
+  {
+    name: "drop-in kill() bypasses ChildProcess.prototype.kill",
+    breaks: "a kill replaced on ChildProcess.prototype does not act on the drop-in's children",
+    edits: [{ file: "js/src/drop-in/child.js", find: "  get _handle() {\n    return this.#handle;\n  }\n", replace: "  get _handle() {\n    return this.#handle;\n  }\n\n  kill(signal) {\n    return this.#handle.kill(signal === undefined ? \"SIGTERM\" : signal) === 0;\n  }\n" }],
+    tests: ["drop-in-node-core.test.js"],
+    pattern: "what replaces it there",
+  },
 ];

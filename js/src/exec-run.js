@@ -75,9 +75,11 @@ export function execOutcome(request, { code, signal, flags, failure, timedOut, h
  * @param {(error: Error) => void} reject
  * @param {{ kill?: (signal: string) => boolean }} [how] kill: how a timeout or maxBuffer
  *   ends the child (default: the HostChild's kill)
+ * @returns {{ close: (code: number|null, signal: string|null) => void, fail: (error: Error) => void }}
+ *   the listeners it added: whoever fronts the child can give them its own events too
  */
 export function collectOutput(launch, request, resolve, reject, { kill } = {}) {
-  collect(launch, request, resolve, reject, kill);
+  return collect(launch, request, resolve, reject, kill);
 }
 
 // `killChild`: how a timeout or maxBuffer ends the child (default: child.kill). The
@@ -188,6 +190,7 @@ function collect({ child, launched }, request, resolve, reject, killChild = (sig
     child.stdin.end(request.input);
   }
   child._release();
+  return { close: settle, fail: onError };
 }
 
 /**

@@ -59,6 +59,8 @@ export class HelperOutput extends Readable {
  * makes write() return false and `drain` fire when the child really reads.
  */
 export class HelperInput extends Writable {
+  // Node's child.stdin is a net.Socket made with readable: false, and code reads it.
+  readable = false;
   #send;
   #end;
   #inFlight = 0;

@@ -5,11 +5,14 @@
 // re-emitted here with Node's fields set first, so listeners see what Node shows.
 import { EventEmitter } from "node:events";
 import { AbortError, handlesNotSupported, invalidMessage, ipcChannelClosed } from "../errors.js";
-import { asNodeError, checkKillSignal } from "./node-errors.js";
+import { getSystemErrorMap } from "node:util";
+import { asNodeError } from "./node-errors.js";
 import { nodeChildProcess } from "./shared-host.js";
 
 const FORWARDED = ["spawn", "error", "exit", "close", "disconnect", "internalMessage"];
 const MESSAGE_TYPES = new Set(["string", "object", "number", "boolean"]);
+// libuv's ESRCH ("already dead" to ChildProcess#kill): -3 on POSIX, -4040 on Windows.
+const UV_ESRCH = [...getSystemErrorMap()].find(([, [name]]) => name === "ESRCH")[0];
 
 /**
  * A child_process ChildProcess backed by a spawnhost launch. `instanceof
@@ -77,19 +80,25 @@ export class DropInChildProcess extends EventEmitter {
   }
 
   /**
-   * Sends a signal, like ChildProcess#kill. Before the process exists the signal is
-   * kept and sent the moment it does; the call returns true, as Node's does for a
-   * process it has.
-   * @param {string|number} [signal]
+   * What ChildProcess#kill (inherited: Node's own, or whatever replaced it on
+   * ChildProcess.prototype) drives after validating the signal, in place of libuv's
+   * process handle: `kill(signal)` returns 0 when sent, else UV_ESRCH (kill() is then
+   * false). Before the process exists the signal is kept and sent the moment it does,
+   * and kill() returns true, as Node's does for a process it has. Nothing else of
+   * Node's handle is here.
    */
-  kill(signal) {
-    signal = checkKillSignal(signal);
-    if (this.#spawned) return this.#host.kill(signal);
-    if (this.#settled) return false;
-    if (signal !== 0) this.#pendingKill = signal;
-    this.killed = true;
-    return true;
+  get _handle() {
+    return this.#handle;
   }
+
+  #handle = {
+    kill: (signal) => {
+      if (this.#spawned) return this.#host.kill(signal) ? 0 : UV_ESRCH;
+      if (this.#settled) return UV_ESRCH;
+      if (signal !== 0) this.#pendingKill = signal;
+      return 0;
+    },
+  };
 
   /** Lets this child keep Node alive until it closes (the default). */
   ref() {

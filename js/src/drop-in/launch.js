@@ -80,14 +80,24 @@ export function execFile(file, args, options, callback) {
   // Registered before the ChildProcess forwards anything, as Node's execFile listens
   // first: the callback runs before the caller's own `close` and `error` listeners.
   let child = null;
-  collectOutput(launch, request,
+  const collector = collectOutput(launch, request,
     ({ stdout, stderr }) => done(null, stdout, stderr),
     (error) => {
       const { stdout = emptyOutput(request), stderr = emptyOutput(request) } = error;
       callbackError = asNodeError(error);
-      // The helper stopped the output at maxBuffer and ended the child for us, as
-      // Node's execFile does itself with child.kill().
-      if (error.code === "ERR_CHILD_PROCESS_STDIO_MAXBUFFER") launch.child.killed = true;
+      // The helper stopped the output at maxBuffer and ended the child for us, where
+      // Node's execFile calls child.kill(killSignal) itself. That call is still made
+      // (the child is gone: it sends nothing) so that a kill() that throws fails the
+      // call with its error, as in Node.
+      if (error.code === "ERR_CHILD_PROCESS_STDIO_MAXBUFFER") {
+        launch.child.killed = true;
+        try {
+          child.kill(request.killSignal);
+        } catch (thrown) {
+          callbackError = thrown;
+          callbackError.cmd = request.cmd;
+        }
+      }
       done(callbackError, stdout, stderr);
     },
     { kill: (signal) => child.kill(signal) });
@@ -97,8 +107,11 @@ export function execFile(file, args, options, callback) {
     signal: call.options.signal,
     translateError: (error) => callbackError ?? asNodeError(error),
   });
-  // Node's execFile handles its child's `error` itself: an unheard one never throws.
-  child.on("error", () => {});
+  // Node's execFile listens on the ChildProcess it returns: a `close` or `error` that
+  // anyone emits there settles the call, if nothing did before (the collector already
+  // heard the launch's own ones). So its child's `error` never goes unheard either.
+  child.on("close", collector.close);
+  child.on("error", collector.fail);
   return child;
 }
 

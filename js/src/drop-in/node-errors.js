@@ -3,7 +3,6 @@
 // and messages; here they become the plain Error (or RangeError) Node creates, with
 // the fields in Node's order and none that Node's callbacks do not have.
 import { SpawnhostError } from "../errors.js";
-import { nodeChildProcess } from "./shared-host.js";
 
 // Fields spawnhost adds for promisified calls; Node's callback errors have none of them
 // (its promisify.custom adds stdout and stderr itself).
@@ -27,19 +26,4 @@ export function asNodeError(error) {
   const copy = new NodeClass(error.message, error.cause === undefined ? undefined : { cause: error.cause });
   for (const key of Object.keys(error)) if (!NOT_COPIED.has(key)) copy[key] = error[key];
   return copy;
-}
-
-// ChildProcess#kill validates its signal before it looks at the process: run on an
-// object without a process, it throws Node's own error for a bad signal (class, code,
-// message) and otherwise returns false having done nothing.
-const validateWithNodesKill = nodeChildProcess.ChildProcess.prototype.kill;
-
-/**
- * Validates a kill() argument exactly as ChildProcess#kill does.
- * @param {unknown} signal
- * @returns {string|number} the signal as given (undefined becomes "SIGTERM")
- */
-export function checkKillSignal(signal) {
-  validateWithNodesKill.call({ _handle: null }, signal);
-  return signal === undefined ? "SIGTERM" : signal;
 }
