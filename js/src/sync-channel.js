@@ -14,10 +14,10 @@ const READ_BYTES = 64 * 1024;
 const MAX_ID = 0xffffffff;
 // Sleeping between tries while nothing moves: an eighth of the time waited so far, at
 // least MIN_STEP_MS (the system's timer slack makes that ~0.1 ms) and at most
-// MAX_STEP_MS. A quick answer is seen within ~12% of its own delay; a long wait costs
-// 250 tries a second.
+// MAX_STEP_MS. An answer is seen within ~12% of its own delay (at most 20 ms late); a
+// long wait costs 50 tries a second (docs/sync.md has the measured cost).
 const MIN_STEP_MS = 0.05;
-const MAX_STEP_MS = 4;
+const MAX_STEP_MS = 20;
 const STEP_FRACTION = 1 / 8;
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 
