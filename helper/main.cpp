@@ -2,7 +2,7 @@
 // schema/README.md on its stdin/stdout. Diagnostics go to stderr only.
 //
 //   spawnhost-helper [--launch-threads N] [--grace-ms MS] [--inherit-fds A,B,C]
-//                    [--leave-parent] [--input-fd N] [--sync-fifos DIR]
+//                    [--leave-parent] [--input-fd N] [--sync-fd N]
 //   spawnhost-helper --version
 #include <asio/io_context.hpp>
 
@@ -32,7 +32,7 @@ struct arguments {
   int inherited[3] = {-1, -1, -1};
   bool leave_parent = false;  // started by a worker thread: see prepare_helper_process
   int input_fd = 0;           // where Node's frames arrive (not stdin: see --leave-parent in channel.js)
-  const char* sync_fifos = nullptr;  // Node's private directory for the sync channel (docs/sync.md)
+  int sync_fd = -1;           // one end of Node's socketpair for the sync channel (docs/sync.md)
 };
 
 bool parse_number(std::string_view text, long& out) {
@@ -42,7 +42,7 @@ bool parse_number(std::string_view text, long& out) {
 
 int usage(const char* problem) {
   std::fprintf(stderr, "spawnhost-helper: %s\nusage: spawnhost-helper [--launch-threads N] [--grace-ms MS] "
-               "[--inherit-fds A,B,C] [--leave-parent] [--input-fd N] [--sync-fifos DIR] | --version\n", problem);
+               "[--inherit-fds A,B,C] [--leave-parent] [--input-fd N] [--sync-fd N] | --version\n", problem);
   return 2;
 }
 
@@ -66,8 +66,8 @@ int main(int argc, char** argv) {
     } else if (arg == "--input-fd" && value && parse_number(value, n) && n <= 1024) {
       args.input_fd = static_cast<int>(n);
       ++i;
-    } else if (arg == "--sync-fifos" && value && *value) {
-      args.sync_fifos = value;
+    } else if (arg == "--sync-fd" && value && parse_number(value, n) && n >= 3 && n <= 1024) {
+      args.sync_fd = static_cast<int>(n);
       ++i;
     } else if (arg == "--leave-parent") {
       args.leave_parent = true;
@@ -100,14 +100,14 @@ int main(int argc, char** argv) {
   }
   spawnhost::session session(io, pool, config, args.input_fd, 1);
 
-  // The sync channel exists before our hello, so Node finds it once it has the hello.
-  // Without it the helper still serves the main channel; Node's blocking calls then
-  // report why they cannot run.
+  // The sync channel is a socket Node made with our stdio: nothing to create, and no
+  // name anyone else could open. Without it the helper still serves the main channel;
+  // Node's blocking calls then report that it never said hello there.
   std::optional<spawnhost::session> sync_session;
-  if (args.sync_fifos) {
+  if (args.sync_fd >= 0) {
     spawnhost::sync_fifo_ends ends;
-    if (const std::error_code error = spawnhost::open_sync_fifos(args.sync_fifos, ends)) {
-      std::fprintf(stderr, "spawnhost-helper: no sync channel in %s: %s\n", args.sync_fifos, error.message().c_str());
+    if (const std::error_code error = spawnhost::open_sync_socket(args.sync_fd, ends)) {
+      std::fprintf(stderr, "spawnhost-helper: no sync channel on fd %d: %s\n", args.sync_fd, error.message().c_str());
     } else {
       sync_session.emplace(io, pool, config, ends.request, ends.reply);
       session.lead(*sync_session);
@@ -120,6 +120,5 @@ int main(int argc, char** argv) {
   if (sync_session) sync_session->start();
   session.start();
   io.run();
-  if (args.sync_fifos) spawnhost::remove_sync_fifos(args.sync_fifos);
   return 0;
 }

@@ -319,9 +319,9 @@ void session::maybe_finish() {
   if (leader_) return leader_->maybe_finish();
   channel_.when_flushed([this] {
     if (!follower_) return io_.stop();
-    // Node reads the sync FIFO only while a blocking call waits in it, and a Node that
-    // is gone never will; as we hold that FIFO open for reading too, a write to it
-    // never fails. So its last frames get a bounded wait.
+    // Node reads the sync socket only while a blocking call waits on it: a Node that
+    // is alive but not in such a call leaves a full socket full. So its last frames
+    // get a bounded wait.
     follower_flush_limit_.expires_after(std::chrono::seconds(1));
     follower_flush_limit_.async_wait([this](std::error_code ec) {
       if (!ec) io_.stop();

@@ -2,8 +2,8 @@
 // launches in flight, and runs the shutdown sequence. Data flows down (channel →
 // session → child → launch pool) and events up, as frames through the channel.
 //
-// A helper may run two: the leader on stdin/stdout, and a follower on the sync FIFOs
-// (--sync-fifos, docs/sync.md), which Node's blocking calls use while its event loop
+// A helper may run two: the leader on stdin/stdout, and a follower on the sync socket
+// (--sync-fd, docs/sync.md), which Node's blocking calls use while its event loop
 // cannot run. They share the io_context and launch pool; each has its own children.
 // The leader's shutdown ends the follower's children too; the follower's input
 // ending ends nothing.

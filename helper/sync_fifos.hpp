@@ -1,25 +1,22 @@
-// The sync channel's two FIFOs (docs/sync.md): Node's blocking calls (spawnSync, an
-// early `pid` read) write requests into one and read answers from the other with
-// plain blocking system calls, while its event loop, which owns stdin/stdout, cannot run.
+// The sync channel's socket (docs/sync.md): Node's blocking calls (spawnSync, an early
+// `pid` read) write requests into it and read answers from it with non-blocking system
+// calls, while its event loop, which owns stdin/stdout, cannot run. (The file keeps its
+// old name: the channel was two FIFOs in a directory before issue 22.)
 #pragma once
-#include <string>
 #include <system_error>
 
 namespace spawnhost {
 
 struct sync_fifo_ends {
   int request = -1;  // frames from Node: our end, read on the event loop
-  int reply = -1;    // frames to Node
+  int reply = -1;    // frames to Node (a second descriptor for the same socket)
 };
 
-// Creates `<dir>/request` and `<dir>/reply` (mode 0600; `dir` is Node's private
-// directory) and opens our ends without blocking, close-on-exec.
-// POSIX: both ends are opened read-write, so Node's opens never wait for us and the
-//   request FIFO never reads as ended while Node has not opened it yet.
+// Takes `fd`, one end of a socketpair Node created with the helper's stdio (--sync-fd):
+// it has no name in the file system, so no other process can reach it. Checks that it
+// is a stream socket, makes it non-blocking and close-on-exec, and gives the reply side
+// a descriptor of its own (the two asio streams each own theirs).
 // Windows: not supported (std::errc::not_supported); Node falls back there.
-std::error_code open_sync_fifos(const std::string& dir, sync_fifo_ends& out) noexcept;
-
-// Removes what open_sync_fifos created, if Node has not already: best effort, at exit.
-void remove_sync_fifos(const std::string& dir) noexcept;
+std::error_code open_sync_socket(int fd, sync_fifo_ends& out) noexcept;
 
 }  // namespace spawnhost

@@ -439,4 +439,40 @@ export const mutants = [
     tests: ["drop-in-node-core.test.js"],
     pattern: "what replaces it there",
   },
+  // The sync channel (issue 22).
+  {
+    name: "sync channel left to the event loop",
+    breaks: "libuv keeps reading the sync socket, so the blocked thread loses the helper's answers",
+    edits: [{ file: "js/src/sync-channel.js", find: "      handle.readStop();\n", replace: "" }],
+    tests: ["sync-channel.test.js"],
+    pattern: "stopped helper|next call runs on a fresh helper",
+  },
+  {
+    name: "a stopped helper is waited for",
+    breaks: "a helper that stopped answering holds a blocking call for ever",
+    edits: [{ file: "js/src/sync-channel.js", find: "          throw this.#fault(\"hung\", `it did not answer on its sync channel within ${this.#answerMs} ms`);", replace: "          this.#pingSentAt = null;" }],
+    tests: ["sync-channel.test.js"],
+    pattern: "stopped helper",
+  },
+  {
+    name: "a dead sync channel is not told to the host",
+    breaks: "after the helper died in a blocking call, the next call fails too instead of starting a fresh helper",
+    edits: [{ file: "js/src/channel.js", find: "        onFault: (fault, error, reason) => this.#onSyncFault(fault, reason),", replace: "        onFault: () => {}," }],
+    tests: ["sync-channel.test.js"],
+    pattern: "next call runs on a fresh helper",
+  },
+  {
+    name: "a retired helper still takes work",
+    breaks: "after a garbage frame on the sync channel, every later blocking call fails",
+    edits: [{ file: "js/src/backend-helper.js", find: "    if (current && !current.retired) return current;", replace: "    if (current && !current.closing) return current;" }],
+    tests: ["sync-channel.test.js"],
+    pattern: "garbage frame",
+  },
+  {
+    name: "sync maxBuffer leaves the pipes open",
+    breaks: "past maxBuffer a child that ignores the kill signal writes on, and all of it is kept",
+    edits: [{ file: "js/src/sync-launch.js", find: "          for (const fd of [1, 2]) if (piped[fd]) sync.send(\"close_output\", [id, fd]);\n", replace: "" }],
+    tests: ["sync-channel.test.js"],
+    pattern: "past maxBuffer",
+  },
 ];

@@ -21,6 +21,8 @@ export class HelperBackend {
   #transport;
   /** @type {Channel|null} */
   #channel = null;
+  /** @type {Set<Channel>} replaced while still finishing their children (a broken sync channel) */
+  #retired = new Set();
 
   /**
    * @param {{ onLaunch?: Function, onUnhandledChildError: Function, maxLaunchThreads?: number,
@@ -144,17 +146,22 @@ export class HelperBackend {
   /** Ends the helper and its non-detached children. */
   async shutdown() {
     this.#restart = false;
-    const channel = this.#channel;
-    if (channel && !channel.gone) await channel.shutdown();
+    const channels = [...this.#retired, this.#channel].filter((channel) => channel && !channel.gone);
+    await Promise.all(channels.map((channel) => channel.shutdown()));
   }
 
   #currentChannel() {
     const current = this.#channel;
-    // A helper that is going away takes no new work when a fresh one may be started.
-    if (current && !current.closing) return current;
+    // A helper that is going away, or retired (its sync channel broke), takes no new
+    // work when a fresh one may be started.
+    if (current && !current.retired) return current;
     if (current && !this.#restart) {
       if (current.gone) throw current.gone;
       return current; // its end settles the call with the same error as the others
+    }
+    if (current && !current.closing) {
+      this.#retired.add(current);
+      current.closed.then(() => this.#retired.delete(current));
     }
     this.#channel = new Channel({
       // Across a transport the helper path is only what the bootstrap may upload.

@@ -6,6 +6,7 @@ import { PACKAGE_VERSION, startHelper } from "./helper-process.js";
 import { Liveness } from "./liveness.js";
 import { OrphanGuard, helperLeavesOrphans } from "./orphan-guard.js";
 import { PROTOCOL_VERSION } from "./protocol-generated.js";
+import { SyncChannel } from "./sync-channel.js";
 import { HelperVersionError, HostShutdownError, ProtocolError, helperExited } from "./errors.js";
 
 const STDERR_TAIL_BYTES = 4096;
@@ -65,6 +66,7 @@ export class Channel {
   #transport = null;
   /** @type {OrphanGuard|null} where the helper's death does not end its children */
   #orphans = null;
+  #retired = false;
 
   /**
    * Starts the helper at once; `ready` settles after its hello.
@@ -87,7 +89,12 @@ export class Channel {
     this.#process = started.process;
     this.#input = started.input;
     this.#leftParent = started.leftParent;
-    this.#sync = started.sync;
+    if (started.syncSocket) {
+      this.#sync = new SyncChannel({
+        packageVersion: PACKAGE_VERSION, helperPath: this.#helperPath, socket: started.syncSocket, answerMs,
+        onFault: (fault, error, reason) => this.#onSyncFault(fault, reason),
+      });
+    }
     this.#bootstrap = started.bootstrap;
     this.#listen();
   }
@@ -124,6 +131,11 @@ export class Channel {
     return this.#hello.promise;
   }
 
+  /** Resolves once the helper's process has closed. */
+  get closed() {
+    return this.#closed;
+  }
+
   /** True from the moment the helper is known to be going away. */
   get closing() {
     return this.#goingAway;
@@ -153,9 +165,17 @@ export class Channel {
     return this.#transport ? this.#process.pid ?? 0 : 0;
   }
 
-  /** Whether the sync channel's FIFOs were opened (a blocking call may have used them). */
+  /** Whether a blocking call sent anything on the sync channel. */
   get syncOpened() {
     return this.#sync?.opened ?? false;
+  }
+
+  /**
+   * True once this helper takes no new work: it is going away, or its sync channel
+   * broke (it finishes what it runs, then ends). A host with `restart` starts a fresh one.
+   */
+  get retired() {
+    return this.#goingAway || this.#retired;
   }
 
   /** How many ids are held: requests and children the helper still owes an answer. */
@@ -164,17 +184,29 @@ export class Channel {
   }
 
   /**
-   * The sync channel, open and checked, for a call that blocks this thread; waits (at
-   * most answerMs) for a helper that is still starting. Null where the helper has none
-   * (Windows). Throws when the helper is gone or its sync channel broke.
+   * The sync channel, checked, for a call that blocks this thread; the first call waits
+   * (at most answerMs) for its hello. Null where the helper has none (Windows). Throws
+   * when the helper is gone or its sync channel broke.
    * @returns {import("./sync-channel.js").SyncChannel|null}
    */
   syncChannel() {
     if (this.#gone) throw this.#gone;
     if (!this.#sync) return null;
-    // After its hello a helper has made the FIFOs or never will (it said why on stderr).
-    this.#sync.open(this.#helperPid ? 0 : this.#answerMs);
+    this.#sync.open();
     return this.#sync;
+  }
+
+  // A blocking call found the sync channel unusable; it throws, and the next call must
+  // find a working helper. Its byte stream is lost, and no new one can be made for this
+  // helper: dead, it goes away now (not once the event loop sees its exit); hung, it is
+  // killed; broken, it takes no new work and ends once its children have closed.
+  #onSyncFault(fault, reason) {
+    if (fault === "broken") {
+      this.#retired = true;
+      this.endWhenIdle();
+      return;
+    }
+    this.#goAway(`during a synchronous call, ${reason}`, undefined, { hung: fault === "hung" });
   }
 
   /**
@@ -383,8 +415,6 @@ export class Channel {
   #checkHello([protocol, version, pid]) {
     this.#liveness.greeted();
     this.#helperPid = pid;
-    // The helper created the FIFOs before its hello: open them now, without waiting.
-    try { this.#sync?.openIfReady(); } catch { /* a blocking call will report it */ }
     if (protocol !== PROTOCOL_VERSION || version !== PACKAGE_VERSION) {
       const error = new HelperVersionError(
         `spawnhost helper ${this.#helperPath} speaks protocol ${protocol} of version ${version}, ` +

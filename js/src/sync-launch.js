@@ -80,8 +80,13 @@ export function spawnSyncThroughHelper(sync, request) {
   // when the child left some unread, so the call waits for that too.
   let inputAcknowledged = 0;
   const inputSettled = () => inputAcknowledged >= inputBytes || pipeError !== null;
+  // Past maxBuffer, output that was already on its way is dropped, as Node stops reading.
+  let discarding = false;
+  // The helper must answer soon after the call's own timeout (it kills the child then):
+  // it is asked then whether it is alive, so a stopped one cannot hold the call.
+  const wait = { probeAt: request.timeout > 0 ? performance.now() + request.timeout : Infinity };
   while (owed > 0 || (started && !inputSettled())) {
-    const { name, values } = sync.receive();
+    const { name, values } = sync.receive(wait);
     // Late words about an earlier call (an error for a request that crossed its end).
     if (values[0] !== id) continue;
     switch (name) {
@@ -92,14 +97,19 @@ export function spawnSyncThroughHelper(sync, request) {
       case "spawn_error":
         return startFailed(request, values[1]);
       case "data": {
+        if (discarding) break;
         const chunk = values[2];
         output[values[1]]?.push(chunk);
         outputBytes += chunk.length;
         // As Node's spawnSync: stdout and stderr count together; past the cap the child
-        // is killed once, and what it wrote until it died is kept.
-        if (outputBytes > maxBuffer && limitError === null) {
-          limitError = "ENOBUFS";
+        // is killed once and its pipes are closed (a child that ignores the signal dies
+        // of SIGPIPE at its next write); what came up to the chunk that passed the cap
+        // is kept.
+        if (outputBytes > maxBuffer) {
+          discarding = true;
+          limitError ??= "ENOBUFS";
           sync.send("kill", [id, killSignal]);
+          for (const fd of [1, 2]) if (piped[fd]) sync.send("close_output", [id, fd]);
         }
         break;
       }

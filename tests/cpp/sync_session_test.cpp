@@ -1,4 +1,4 @@
-// The helper's second session on the sync FIFOs (--sync-fifos), end to end: the same
+// The helper's second session on the sync socket (--sync-fd), end to end: the same
 // protocol on both channels, await_spawn about the main channel's launches, and one
 // shutdown for both.
 #include <fcntl.h>
@@ -34,34 +34,26 @@ void send(int fd, const T&... fields) {
   ASSERT_EQ(write(fd, frame.data(), frame.size()), static_cast<ssize_t>(frame.size()));
 }
 
-// A helper started with --sync-fifos, with both channels open.
+// A helper started with --sync-fd 3 (its IPC socketpair stands in for the one Node
+// adds to its stdio), with both channels open.
 class two_channel_helper {
  public:
   two_channel_helper() {
-    char dir_template[] = "/tmp/spawnhost-sync-test-XXXXXX";
-    dir_ = mkdtemp(dir_template);
     spawn_request r;
     r.id = 1;
     r.file = SPAWNHOST_HELPER_PATH;
-    r.args = {"--grace-ms", "300", "--sync-fifos", dir_};
+    r.args = {"--grace-ms", "300", "--sync-fd", "3"};
     r.options.stdio = {protocol::stdio_kind::pipe, protocol::stdio_kind::pipe, protocol::stdio_kind::ignore};
+    r.options.ipc = true;
     process_ = launch_process(r, launch_context{});
     EXPECT_FALSE(process_.error) << process_.error.message();
     main = frame_stream(process_.stdio[1].get());
-    // The FIFOs exist before the hello; opening them never blocks (the helper holds both ends).
     EXPECT_EQ(main.next()[0], 1);
-    request_ = open((dir_ + "/request").c_str(), O_WRONLY | O_CLOEXEC);
-    reply_fd_ = open((dir_ + "/reply").c_str(), O_RDONLY | O_CLOEXEC);
-    EXPECT_GE(request_, 0);
-    EXPECT_GE(reply_fd_, 0);
-    reply = frame_stream(reply_fd_);
+    reply = frame_stream(process_.channel.get());
   }
   ~two_channel_helper() {
     close_main();
     if (process_.pid > 0) wait_exit();
-    close(request_);
-    close(reply_fd_);
-    std::system(("rm -rf " + dir_).c_str());
   }
   void close_main() { process_.stdio[0].reset(); }
   exit_status wait_exit() {
@@ -71,17 +63,13 @@ class two_channel_helper {
     return st;
   }
   int main_input() { return process_.stdio[0].get(); }
-  int request() { return request_; }
-  const std::string& dir() { return dir_; }
+  int request() { return process_.channel.get(); }
 
   frame_stream main{-1};   // the helper's stdout
-  frame_stream reply{-1};  // the reply FIFO
+  frame_stream reply{-1};  // the sync socket
 
  private:
   launched_process process_;
-  std::string dir_;
-  int request_ = -1;
-  int reply_fd_ = -1;
 };
 
 std::map<std::string, int> no_options() { return {}; }
@@ -121,7 +109,7 @@ TEST(SyncSession, AwaitSpawnIsAnsweredWhenTheMainChannelsLaunchIsKnown) {
   EXPECT_EQ(h.reply.next_of(14), json::parse("[14, 3, null, \"ESRCH\"]"));
 }
 
-TEST(SyncSession, TheMainChannelsEndEndsTheSyncChildrenAndRemovesTheFifos) {
+TEST(SyncSession, TheMainChannelsEndEndsTheSyncChildren) {
   two_channel_helper h;
   h.reply.next();
   send(h.request(), 16, 1, std::string("sleep"), std::vector<std::string>{"30"}, no_options());
@@ -131,8 +119,6 @@ TEST(SyncSession, TheMainChannelsEndEndsTheSyncChildrenAndRemovesTheFifos) {
   EXPECT_EQ(h.reply.next_of(6), json::parse("[6, 1, null, \"SIGTERM\", 0]"));
   EXPECT_EQ(h.wait_exit().code, 0);
   EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(5));
-  struct stat st;
-  EXPECT_NE(stat((h.dir() + "/request").c_str(), &st), 0);
 }
 
 TEST(SyncSession, TheSyncChannelsInputEndingDoesNotStopTheHelper) {

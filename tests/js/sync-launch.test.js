@@ -181,8 +181,8 @@ test("a helper that made no sync channel fails the call clearly, after a bounded
   const host = new ProcessHost({ fallback: "error", helperPath: wrapper, helperTimeoutMs: 300 });
   try {
     const started = performance.now();
-    // Before the hello: the call waits for the FIFOs, sleeping, up to helperTimeoutMs.
-    assert.throws(() => host._spawnSync(syncRequest("true")), /created no sync channel within 300 ms/);
+    // The call waits for the sync channel's hello, sleeping, up to helperTimeoutMs.
+    assert.throws(() => host._spawnSync(syncRequest("true")), /said no hello on its sync channel within 300 ms/);
     assert.ok(performance.now() - started < 3000);
     // The main channel is unaffected.
     assert.equal((await host.execFile("echo", ["still here"])).stdout, "still here\n");

@@ -1,0 +1,201 @@
+// The sync channel itself (docs/sync.md): private whatever TMPDIR is, not needed by
+// async launches, every wait bounded, and a fault ending only the call that met it.
+import { test, after } from "node:test";
+import assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ProcessHost } from "spawnhost";
+import { locateHelper } from "../../js/src/locate-helper.js";
+
+const fixture = (name) => new URL(`../fixtures/${name}`, import.meta.url).pathname;
+const realHelper = locateHelper();
+process.env.SPAWNHOST_REAL_HELPER = realHelper;
+const scratch = mkdtempSync(join(tmpdir(), "spawnhost-sync-channel-test-"));
+after(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** A normalized spawnSync request, as the face builds it. */
+function syncRequest(file, args = [], options = {}) {
+  return {
+    file, args, envPairs: Object.entries(process.env).map(([k, v]) => `${k}=${v}`), stdio: ["pipe", "pipe", "pipe"],
+    timeout: options.timeout, maxBuffer: options.maxBuffer ?? 1024 * 1024,
+  };
+}
+
+/** Runs `source` (an ES module) in a fresh Node, at most `timeout` ms; its result. */
+function runNode(source, { env = {}, timeout = 30_000 } = {}) {
+  return spawnSync(process.execPath, ["--input-type=module", "-e", source], {
+    cwd: new URL("../..", import.meta.url).pathname, env: { ...process.env, ...env }, timeout, encoding: "utf8",
+  });
+}
+
+// Sets TMPDIR for the duration of `body` (os.tmpdir() reads it on every call).
+async function withTmpdir(value, body) {
+  const saved = process.env.TMPDIR;
+  process.env.TMPDIR = value;
+  try {
+    return await body();
+  } finally {
+    if (saved === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = saved;
+  }
+}
+
+function unusableTmpdirs() {
+  const file = join(scratch, "a-file");
+  writeFileSync(file, "");
+  return { missing: join(scratch, "missing"), "a file": file, "too long": join(scratch, "x".repeat(5000)) };
+}
+
+test("another local user cannot reach the sync channel through a shared TMPDIR", { skip: process.getuid?.() !== 0 && "needs root (the attacker runs as uid 65534)" }, async () => {
+  // A shared TMPDIR without the sticky bit: anyone may rename what is in it.
+  const shared = mkdtempSync(join(tmpdir(), "spawnhost-shared-tmp-"));
+  chmodSync(shared, 0o777);
+  const attacker = spawn(process.execPath, [fixture("sync-attacker.mjs"), shared, "s3cr3t-in-env"], {
+    uid: 65534, gid: 65534, stdio: ["ignore", "pipe", "inherit"],
+  });
+  let log = "";
+  attacker.stdout.setEncoding("utf8").on("data", (text) => { log += text; });
+  const attackerClosed = new Promise((resolve) => attacker.on("close", resolve));
+  try {
+    // The helper starts a second late: whatever Node made for it in TMPDIR waits there.
+    const victim = runNode(`
+      import { execFileSync } from "spawnhost/child_process";
+      process.stdout.write(JSON.stringify(execFileSync("echo", ["real-output"], { encoding: "utf8" })));
+    `, { env: { TMPDIR: shared, SPAWNHOST_HELPER_PATH: fixture("helper-slow-start.sh"), SECRET: "s3cr3t-in-env" } });
+    assert.equal(victim.stdout, JSON.stringify("real-output\n"), `victim: ${victim.stderr}`);
+  } finally {
+    attacker.kill("SIGKILL");
+    await attackerClosed;
+    rmSync(shared, { recursive: true, force: true });
+  }
+  const events = log.trim().split("\n").map((line) => JSON.parse(line));
+  assert.deepEqual(events.filter((event) => !event.watching), [], "the attacker found nothing to take over");
+});
+
+test("async launches work whatever TMPDIR is: missing, a file, too long", async () => {
+  for (const [kind, value] of Object.entries(unusableTmpdirs())) {
+    await withTmpdir(value, async () => {
+      const host = new ProcessHost({ fallback: "error" });
+      try {
+        assert.equal((await host.execFile("echo", ["async"])).stdout, "async\n", `TMPDIR ${kind}`);
+      } finally {
+        await host.shutdown();
+      }
+    });
+  }
+});
+
+test("blocking calls work whatever TMPDIR is: missing, a file, too long", async () => {
+  for (const [kind, value] of Object.entries(unusableTmpdirs())) {
+    await withTmpdir(value, async () => {
+      const host = new ProcessHost({ fallback: "error" });
+      try {
+        const result = host._spawnSync(syncRequest("echo", ["sync"]));
+        assert.equal(result.stdout.toString(), "sync\n", `TMPDIR ${kind}`);
+      } finally {
+        await host.shutdown();
+      }
+    });
+  }
+});
+
+test("a helper that exits right after its hello fails the blocking call instead of holding it", () => {
+  const run = runNode(`
+    import { ProcessHost } from "spawnhost";
+    const host = new ProcessHost({ fallback: "error", restart: false, helperPath: ${JSON.stringify(fixture("fake-helper-hello-then-exit.mjs"))} });
+    await host.info().catch(() => {});
+    try {
+      host._spawnSync({ file: "true", args: [], envPairs: [], stdio: ["pipe", "pipe", "pipe"] });
+      console.log("returned");
+    } catch (error) {
+      console.log("threw", error.constructor.name);
+    }
+    process.exit(0);
+  `, { timeout: 15_000 });
+  assert.equal(run.signal, null, `it was still blocked when killed; stderr: ${run.stderr}`);
+  assert.equal(run.stdout.trim(), "threw HelperExitedError");
+});
+
+test("a stopped helper cannot hold a call with a timeout: the call fails as hung", async () => {
+  const host = new ProcessHost({ fallback: "error", helperTimeoutMs: 300 });
+  const { helperPid } = await host.info();
+  // Stops the helper while the call waits; continues it much later, in case it was
+  // not killed.
+  const stopper = spawn("sh", ["-c", `sleep 0.3; kill -STOP ${helperPid}; sleep 8; kill -CONT ${helperPid}`], { stdio: "ignore" });
+  try {
+    assert.throws(() => host._spawnSync(syncRequest("sleep", ["2"], { timeout: 1000 })), (error) => {
+      assert.equal(error.hung, true, error.message);
+      assert.match(error.message, /stopped answering during a synchronous call/);
+      return true;
+    });
+  } finally {
+    stopper.kill("SIGKILL");
+    try { process.kill(helperPid, "SIGCONT"); } catch { /* killed, as it should be */ }
+    await host.shutdown().catch(() => {});
+  }
+});
+
+test("a stopped helper cannot hold a call without a timeout either", async () => {
+  const host = new ProcessHost({ fallback: "error", helperTimeoutMs: 300 });
+  const { helperPid } = await host.info();
+  const stopper = spawn("sh", ["-c", `sleep 0.3; kill -STOP ${helperPid}; sleep 8; kill -CONT ${helperPid}`], { stdio: "ignore" });
+  try {
+    assert.throws(() => host._spawnSync(syncRequest("sleep", ["3"])), { hung: true });
+  } finally {
+    stopper.kill("SIGKILL");
+    try { process.kill(helperPid, "SIGCONT"); } catch { /* killed, as it should be */ }
+    await host.shutdown().catch(() => {});
+  }
+});
+
+test("after the helper died during a blocking call, the next call runs on a fresh helper", async () => {
+  const host = new ProcessHost({ fallback: "error" });
+  try {
+    const { helperPid } = await host.info();
+    assert.equal(host._spawnSync(syncRequest("true")).status, 0);
+    process.kill(helperPid, "SIGKILL");
+    // No turn of the event loop in between: the sync channel itself saw the end.
+    assert.throws(() => host._spawnSync(syncRequest("true")), /went away during a synchronous call/);
+    const next = host._spawnSync(syncRequest("echo", ["again"]));
+    assert.equal(next.stdout.toString(), "again\n");
+  } finally {
+    await host.shutdown();
+  }
+});
+
+test("after one garbage frame on the sync channel, the next call runs on a fresh helper", async () => {
+  const mark = join(scratch, "garbage-mark");
+  process.env.SYNC_GARBAGE_MARK = mark;
+  const host = new ProcessHost({ fallback: "error", helperPath: fixture("helper-sync-garbage-once.sh") });
+  try {
+    assert.throws(() => host._spawnSync(syncRequest("true")), /broke the protocol on its sync channel/);
+    const next = host._spawnSync(syncRequest("echo", ["recovered"]));
+    assert.equal(next.stdout.toString(), "recovered\n");
+  } finally {
+    await host.shutdown();
+  }
+});
+
+test("past maxBuffer a child that ignores the kill signal is ended by its closed pipes, as with Node", async () => {
+  const host = new ProcessHost({ fallback: "error" });
+  try {
+    // 200 MB, SIGTERM ignored: only the closed pipe (SIGPIPE) ends it early.
+    const args = ["-c", "trap '' TERM; exec head -c 200000000 /dev/zero"];
+    const maxBuffer = 1024 * 1024;
+    const ours = host._spawnSync(syncRequest("sh", args, { maxBuffer }));
+    const node = spawnSync("sh", args, { maxBuffer });
+    assert.equal(ours.error?.code, node.error?.code);
+    assert.equal(ours.error.code, "ENOBUFS");
+    // It did not write everything: SIGPIPE, or (Node's pipes are sockets, where a write
+    // may fail with ECONNRESET instead) a failed write and a non-zero status.
+    for (const [who, r] of [["ours", ours], ["node", node]]) {
+      assert.ok(r.signal === "SIGPIPE" || (r.signal === null && r.status !== 0), `${who}: ${r.status} ${r.signal}`);
+      // What came up to the chunk that passed the cap is kept, no more.
+      assert.ok(r.stdout.length > maxBuffer && r.stdout.length < 2 * maxBuffer, `${who} kept ${r.stdout.length} bytes`);
+    }
+  } finally {
+    await host.shutdown();
+  }
+});
