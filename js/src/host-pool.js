@@ -27,7 +27,8 @@ export class HostPool {
    * @param {{ strategy?: "least-busy", maxPerHost?: number }} [options] maxPerHost: launches
    *   in flight per host before the pool queues further ones (default 32)
    */
-  constructor(hosts, { strategy = "least-busy", maxPerHost = 32 } = {}) {
+  constructor(hosts, options) {
+    const { strategy = "least-busy", maxPerHost = 32 } = { __proto__: null, ...options };
     if (!Array.isArray(hosts) || hosts.length === 0 || !hosts.every((h) => h instanceof ProcessHost)) {
       throw invalidOption("hosts", hosts, "a non-empty array of ProcessHost");
     }
@@ -76,7 +77,7 @@ export class HostPool {
       rest = args;
       list = [];
     }
-    if (rest == null || typeof rest !== "object" || !("host" in rest)) return [list, rest, null];
+    if (rest == null || typeof rest !== "object" || !Object.hasOwn(rest, "host")) return [list, rest, null];
     const { host, ...others } = rest;
     const member = typeof host === "number" ? this.#members[host] : this.#members.find((m) => m.host === host);
     if (!member) throw invalidOption("host", host, "a ProcessHost of this pool, or its index");

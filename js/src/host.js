@@ -1,7 +1,7 @@
 // ProcessHost: the public entry point. It validates every call through options.js and
 // hands the normalized request to one backend, so both modes share every rule.
 import { rm } from "node:fs/promises";
-import { normalizeExecRequest, normalizeForkRequest, normalizeSpawnRequest, splitArguments } from "./options.js";
+import { normalizeExecRequest, normalizeForkRequest, normalizeSpawnRequest, ownOptions, splitArguments } from "./options.js";
 import { runToCompletion } from "./exec-run.js";
 import { InlineBackend } from "./backend-inline.js";
 import { HelperBackend } from "./backend-helper.js";
@@ -61,7 +61,7 @@ export class ProcessHost {
    */
   constructor(options = {}) {
     if (options === null || typeof options !== "object") throw invalidOption("options", options, "an object");
-    const { transport, mode = "helper", maxLaunchThreads, onLaunch, onUnhandledChildError = warnUnhandledChildError, restart = true, helperPath, fallback = "inline", killGraceMs = 5000, helperPlatform = process.platform, helperTimeoutMs = DEFAULT_ANSWER_MS, trackEnv = false } = options;
+    const { transport, mode = "helper", maxLaunchThreads, onLaunch, onUnhandledChildError = warnUnhandledChildError, restart = true, helperPath, fallback = "inline", killGraceMs = 5000, helperPlatform = process.platform, helperTimeoutMs = DEFAULT_ANSWER_MS, trackEnv = false } = ownOptions(options);
     if (mode !== "helper" && mode !== "inline") throw invalidOption("mode", mode, "\"helper\" or \"inline\"", "ERR_INVALID_ARG_VALUE");
     if (maxLaunchThreads !== undefined && !(Number.isInteger(maxLaunchThreads) && maxLaunchThreads >= 1 && maxLaunchThreads <= 1024)) {
       throw invalidOption("maxLaunchThreads", maxLaunchThreads, "an integer from 1 to 1024", "ERR_OUT_OF_RANGE");
@@ -91,6 +91,7 @@ export class ProcessHost {
     this.#mode = this.#transport ? "helper" : mode === "helper" && fallback === "inline" && shouldFallBackToInline(helperPath) ? "inline" : mode;
     // Inline mode has child_process's IPC on every platform; the Windows helper has none.
     this.#platform = {
+      __proto__: null,
       platform: helperPlatform,
       ipcAvailable: this.#mode === "inline" || helperPlatform !== "win32",
       defaultEnv: this.#transport ? "remote" : trackEnv ? "tracked" : "read",
@@ -113,7 +114,9 @@ export class ProcessHost {
 
   /** "helper" or "inline". */
   get mode() {
-    return this.#backend.mode ?? this.#mode;
+    // (Only the fallback backend changes its mode; asked of the others, `mode` would be
+    // read from Object.prototype.)
+    return this.#backend instanceof FallbackBackend ? this.#backend.mode : this.#mode;
   }
 
   /**
@@ -138,7 +141,7 @@ export class ProcessHost {
    */
   async exec(command, options) {
     this.#checkOpen();
-    const request = normalizeExecRequest(command, [], options ?? {}, { viaExec: true, ...this.#platform });
+    const request = normalizeExecRequest(command, [], options ?? {}, { __proto__: null, viaExec: true, ...this.#platform });
     this.#checkSupported(request);
     const deciding = this.#backend.decided?.();
     if (deciding) await deciding;

@@ -4,7 +4,7 @@
 // normalizeExecArgs) so that spawnfile/spawnargs/cmd/env come out exactly as Node's.
 import { constants as osConstants } from "node:os";
 import { fileURLToPath } from "node:url";
-import { readProcessEnv, trackedProcessEnv } from "./process-env.js";
+import { inheritedProcessEnvPairs, readProcessEnv, trackedProcessEnv } from "./process-env.js";
 import { invalidOption, ipcOnePipe, ipcRequired, nulByteInOption } from "./errors.js";
 
 const SIGNAL_NAME_BY_NUMBER = new Map(Object.entries(osConstants.signals).map(([name, n]) => [n, name]));
@@ -12,6 +12,21 @@ const DEFAULT_MAX_BUFFER = 1024 * 1024;
 const STDIO_NAMES = new Set(["pipe", "ignore", "inherit"]);
 // The helper hands the channel to the child as fd 3, where fork() puts it.
 const IPC_FD = 3;
+// The `how` of a call that gave none: null-prototype, so that its destructuring cannot
+// pick up a property someone put on Object.prototype.
+const NO_HOW = Object.freeze({ __proto__: null });
+
+/**
+ * The options a call was given, as child_process reads them: its own properties only,
+ * copied into an object without a prototype (lib/child_process.js does the same,
+ * `{ __proto__: null, ...options }`), so that properties put on Object.prototype (by
+ * prototype pollution, say) are ignored, as Node ignores them.
+ * @param {object|null|undefined} options
+ * @returns {object}
+ */
+export function ownOptions(options) {
+  return { __proto__: null, ...options };
+}
 
 /**
  * Resolves a signal given by name or number to its name, the way child_process
@@ -52,11 +67,12 @@ export function splitArguments(args, options) {
  * @param {{ viaExec?: boolean, platform?: string, defaultEnv?: DefaultEnv }} [how] viaExec: `file` is exec's command
  *   string; platform: the helper's (shell rules), default this process's
  */
-export function normalizeExecRequest(file, args, options, { viaExec = false, platform = process.platform, defaultEnv = "read" } = {}) {
+export function normalizeExecRequest(file, args, options, { viaExec = false, platform = process.platform, defaultEnv = "read" } = NO_HOW) {
   checkObject("options", options);
+  options = ownOptions(options);
   if (viaExec) {
     checkString("command", file);
-    options = { ...options, shell: typeof options.shell === "string" ? options.shell : true };
+    options.shell = typeof options.shell === "string" ? options.shell : true;
   }
   const request = normalizeCommon("exec", file, args, options, platform, defaultEnv);
   request.cmd = viaExec ? file : [file, ...args].join(" ");
@@ -84,9 +100,10 @@ export function normalizeExecRequest(file, args, options, { viaExec = false, pla
  * Normalizes a spawn call. `request.stdio` is always fds 0-2; `request.ipc` says
  * whether fd 3 is an IPC channel, with `request.serialization`.
  */
-export function normalizeSpawnRequest(file, args, options, { platform = process.platform, ipcAvailable = platform !== "win32", defaultEnv = "read" } = {}) {
+export function normalizeSpawnRequest(file, args, options, { platform = process.platform, ipcAvailable = platform !== "win32", defaultEnv = "read", sync = false } = NO_HOW) {
   checkObject("options", options);
-  const request = normalizeCommon("spawn", file, args, options, platform, defaultEnv);
+  options = ownOptions(options);
+  const request = normalizeCommon("spawn", file, args, options, platform, defaultEnv, sync);
   const { stdio, ipc } = normalizeStdio(options.stdio);
   if (ipc && !ipcAvailable) throw ipcOnWindows();
   request.stdio = stdio;
@@ -103,12 +120,13 @@ export function normalizeSpawnRequest(file, args, options, { platform = process.
  * its arguments execArgv + modulePath + args, and stdio gains an "ipc" entry.
  * @param {string|URL} modulePath
  */
-export function normalizeForkRequest(modulePath, args, options, { platform = process.platform, ipcAvailable = platform !== "win32", defaultEnv = "read" } = {}) {
+export function normalizeForkRequest(modulePath, args, options, { platform = process.platform, ipcAvailable = platform !== "win32", defaultEnv = "read" } = NO_HOW) {
   if (!ipcAvailable) throw ipcOnWindows();
   if (modulePath instanceof URL) modulePath = fileURLToPath(modulePath);
   else if (Buffer.isBuffer(modulePath)) modulePath = modulePath.toString();
   checkString("modulePath", modulePath);
   checkObject("options", options);
+  options = ownOptions(options);
   if (!Array.isArray(args)) throw invalidOption("args", args, "an array of strings", "ERR_INVALID_ARG_VALUE");
   const execPath = options.execPath || process.execPath;
   checkString("execPath", execPath);
@@ -125,7 +143,7 @@ export function normalizeForkRequest(modulePath, args, options, { platform = pro
   if (typeof stdio === "string") stdio = [...normalizeStdio(stdio).stdio, "ipc"];
   else if (!Array.isArray(stdio)) stdio = options.silent ? ["pipe", "pipe", "pipe", "ipc"] : ["inherit", "inherit", "inherit", "ipc"];
   else if (!stdio.includes("ipc")) throw ipcRequired();
-  return normalizeSpawnRequest(execPath, [...execArgv, modulePath, ...args], { ...options, shell: false, stdio }, { platform, ipcAvailable, defaultEnv });
+  return normalizeSpawnRequest(execPath, [...execArgv, modulePath, ...args], { __proto__: null, ...options, shell: false, stdio }, { __proto__: null, platform, ipcAvailable, defaultEnv });
 }
 
 // Node's channel on Windows is a named pipe with a protocol of its own; the Windows
@@ -137,7 +155,9 @@ function ipcOnWindows() {
   return error;
 }
 
-function normalizeCommon(kind, file, args, options, platform, defaultEnv) {
+// `options` has no prototype (ownOptions); the request made here has none either, so
+// that no later read of a field it lacks reaches Object.prototype.
+function normalizeCommon(kind, file, args, options, platform, defaultEnv, sync = false) {
   checkString("file", file);
   if (file.length === 0) throw invalidOption("file", file, "a non-empty string", "ERR_INVALID_ARG_VALUE");
   if (!Array.isArray(args)) throw invalidOption("args", args, "an array of strings", "ERR_INVALID_ARG_VALUE");
@@ -174,13 +194,17 @@ function normalizeCommon(kind, file, args, options, platform, defaultEnv) {
 
   const env = normalizeEnv(options.env, defaultEnv);
   const killSignal = signalName(options.killSignal ?? "SIGTERM", "killSignal");
+  const cwd = normalizeCwd(options.cwd);
   return {
+    __proto__: null,
     kind,
     file,
     args,
     spawnfile,
     spawnargs,
-    cwd: normalizeCwd(options.cwd),
+    // An empty cwd is no cwd for Node's spawn (its process wrap skips it); spawnSync
+    // hands it to chdir, which fails with ENOENT.
+    cwd: cwd === "" && !sync ? undefined : cwd,
     env: env.object,
     envPairs: env.pairs,
     timeout: optional(options.timeout, 0, (v) => {
@@ -213,8 +237,13 @@ function normalizeCommon(kind, file, args, options, platform, defaultEnv) {
 // mode hands child_process: undefined for the default, which child_process reads itself.
 function normalizeEnv(envOption, defaultEnv) {
   if (envOption == null) {
-    const pairs = defaultEnv === "remote" ? undefined : defaultEnv === "tracked" ? trackedProcessEnv() : readProcessEnv();
-    return { object: undefined, pairs };
+    if (defaultEnv === "remote") return { object: undefined, pairs: undefined };
+    const pairs = defaultEnv === "tracked" ? trackedProcessEnv() : readProcessEnv();
+    // Keys process.env inherits count as in child_process (process-env.js).
+    const inherited = inheritedProcessEnvPairs();
+    if (inherited.length === 0) return { object: undefined, pairs };
+    for (const pair of inherited) checkNoNul(`env['${pair.slice(0, pair.indexOf("="))}']`, pair);
+    return { object: undefined, pairs: [...pairs, ...inherited] };
   }
   checkObject("env", envOption);
   const object = {};

@@ -64,6 +64,29 @@ export function objectEnvPairs(env) {
   return pairs;
 }
 
+/**
+ * The KEY=VALUE pairs child_process adds to a launch without `env` for the enumerable
+ * properties process.env inherits (from Object.prototype, where code or prototype
+ * pollution put them): Node 20 to 25 read process.env with for..in, which lists them
+ * after its own keys, and so does spawnhost; Node 26 reads its own environment block.
+ * Empty, at the cost of one for..in over an empty prototype chain, when nothing is there.
+ * A value is made a string as Node makes it (a template literal); a string with a NUL
+ * byte is the caller's to refuse.
+ * @returns {string[]}
+ */
+export function inheritedProcessEnvPairs() {
+  const env = process.env;
+  // A replaced process.env is read whole by readProcessEnv (objectEnvPairs).
+  if (NODE_MAJOR >= 26 || (env !== nodeEnv && env !== tracking?.proxy)) return [];
+  let pairs = null;
+  for (const key in Object.getPrototypeOf(nodeEnv)) {
+    if (Object.hasOwn(nodeEnv, key)) continue;
+    const value = env[key];
+    if (value !== undefined) (pairs ??= []).push(`${key}=${value}`);
+  }
+  return pairs ?? [];
+}
+
 let tracking = null;
 
 /**

@@ -203,8 +203,11 @@ export function spawnSyncInline(request) {
 // The shape spawnRequestOptions reads (a request from options.js). kind "sync": no
 // credit (the helper relays output without round trips) and no per-stream max_buffer
 // (Node's cap counts both streams together, so it is counted here).
+// No prototype, as options.js's requests: the fields it lacks (detached, ipc, remote)
+// are not read from Object.prototype.
 function helperRequest(request, killSignal) {
   return {
+    __proto__: null,
     kind: "sync",
     platform: process.platform,
     spawnfile: request.file,

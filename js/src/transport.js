@@ -18,7 +18,8 @@ const { spawn } = createRequire(import.meta.url)("node:child_process");
  */
 export function normalizeTransport(transport) {
   if (transport === null || typeof transport !== "object") throw invalidOption("transport", transport, "an object such as { command: \"ssh\", args: [\"-T\", \"host\"] }");
-  const { command, args = [], remoteCommand, bootstrap = true, cacheDir, helpers, name } = transport;
+  // Own properties only, as for every options object (options.js, ownOptions).
+  const { command, args = [], remoteCommand, bootstrap = true, cacheDir, helpers, name } = { __proto__: null, ...transport };
   if (typeof command !== "string" || command === "") throw invalidOption("transport.command", command, "a non-empty string");
   if (!Array.isArray(args) || !args.every((arg) => typeof arg === "string")) throw invalidOption("transport.args", args, "an array of strings");
   // ssh joins its remote command into one string for the remote login shell; exec
@@ -89,7 +90,8 @@ export function adaptRequestForTransport(request) {
  * @param {object|undefined} options fork's options as the caller gave them
  */
 export function checkRemoteFork(options) {
-  if (typeof options?.execPath !== "string" || options.execPath === "") {
+  const execPath = options != null && Object.hasOwn(options, "execPath") ? options.execPath : undefined;
+  if (typeof execPath !== "string" || execPath === "") {
     throw remoteUnsupported("execPath", "absent", "fork() on a remote host needs execPath, the path of node on the remote (this process's names a file on this machine)");
   }
 }

@@ -1,8 +1,11 @@
-// Every JavaScript example in README.md and docs/ runs, and prints what its comments promise.
+// Every JavaScript example in README.md and docs/ runs, and prints what its comments
+// promise; the README's `npm run build` lines do what it says of them.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -27,3 +30,35 @@ examples.forEach((code, index) => {
     for (const expected of promised) assert.ok(lines.includes(expected), `"${expected}" not in:\n${result.stdout}`);
   });
 });
+
+// The README's `npm run build` lines, run for real in a tiny project whose build script
+// (tests/fixtures/npm-build.mjs) launches one child and reports: npm's launch of the
+// script goes through the helper (the shell npm runs it with is the helper's child),
+// and the launches inside the build do only when the flag is passed on.
+const npmLines = [...readFileSync(`${root}/README.md`, "utf8").matchAll(/^(.*NODE_OPTIONS="--import spawnhost\/register" npm run build)$/gm)].map((m) => m[1]);
+
+test("the README shows npm run build with and without SPAWNHOST_REGISTER_CHILDREN", () => {
+  assert.deepStrictEqual(npmLines.map((line) => line.startsWith("SPAWNHOST_REGISTER_CHILDREN=1 ")), [false, true]);
+});
+
+for (const line of npmLines) {
+  const passedOn = line.startsWith("SPAWNHOST_REGISTER_CHILDREN=1 ");
+  test(`README: ${line} launches the build script through the helper, and ${passedOn ? "the build's own launches too" : "not the build's own launches"}`, () => {
+    const project = mkdtempSync(join(tmpdir(), "spawnhost-npm-"));
+    try {
+      mkdirSync(join(project, "node_modules"));
+      symlinkSync(join(root, "js"), join(project, "node_modules", "spawnhost"));
+      copyFileSync(fileURLToPath(new URL("../fixtures/npm-build.mjs", import.meta.url)), join(project, "build.mjs"));
+      writeFileSync(join(project, "package.json"), JSON.stringify({ name: "t", private: true, type: "module", scripts: { build: "node build.mjs" } }));
+      const { NODE_OPTIONS, SPAWNHOST_REGISTER_CHILDREN, ...env } = process.env;
+      const result = spawnSync("/bin/sh", ["-c", `${line} --silent`], { cwd: project, env, encoding: "utf8", timeout: 60_000 });
+      assert.equal(result.status, 0, result.stderr);
+      const { launchers, stats } = JSON.parse(result.stdout.trim().split("\n").at(-1));
+      assert.equal(launchers[0], "sh", "npm runs the script with a shell");
+      assert.match(launchers[1], /^spawnhost-helpe/, "the shell's parent is the helper");
+      assert.deepStrictEqual({ helper: stats.helper, fallback: stats.fallback }, passedOn ? { helper: 1, fallback: 0 } : { helper: 0, fallback: 0 });
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+    }
+  });
+}

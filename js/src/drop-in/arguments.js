@@ -6,7 +6,14 @@
 // error (class, code and message, synchronously) or, where Node accepts what we did
 // not, runs it (counted as a fallback). So only the valid calls are normalized here,
 // and then by options.js, the one options layer; nothing re-implements Node's messages.
+//
+// Options are read as Node reads them: from a copy of their own properties
+// (options.js, ownOptions), at the point where Node copies them, so that what someone
+// put on Object.prototype is ignored where Node ignores it, and read only where Node
+// still reads the caller's object itself (execFile's argv0 and execFileSync's stdio).
 import { constants as osConstants } from "node:os";
+import { ownOptions } from "../options.js";
+import { nodeChildProcess } from "./shared-host.js";
 
 const STDIO_NAMES = new Set(["pipe", "ignore", "inherit"]);
 const INT32_MIN = -(2 ** 31);
@@ -16,6 +23,8 @@ const INT32_MAX = 2 ** 31 - 1;
 const toNode = (reason) => ({ fallbackReason: reason });
 
 const NOT_RECOGNISED = "arguments spawnhost does not normalise (node:child_process validates them)";
+// What Node reads when a call gave no options (its kEmptyObject): nothing, inherited or not.
+const NO_OPTIONS = Object.freeze({ __proto__: null });
 
 /**
  * spawn/spawnSync's `(file, args?, options?)`, shifted as Node shifts them.
@@ -31,14 +40,19 @@ export function spawnArguments(file, args, options) {
     args = [];
   }
   if (!args.every(isCleanString)) return toNode(NOT_RECOGNISED);
-  if (options === undefined) options = {};
-  if (!isPlainOptions(options) || !commonOptionsValid(options)) return toNode(NOT_RECOGNISED);
+  if (options === undefined) options = NO_OPTIONS;
+  if (!isPlainOptions(options)) return toNode(NOT_RECOGNISED);
+  options = ownOptions(options);
+  if (!commonOptionsValid(options)) return toNode(NOT_RECOGNISED);
   return { file, args: args.slice(), options };
 }
 
 /**
  * execFile/execFileSync's `(file, args?, options?, callback?)`, shifted as Node does.
- * @returns {{ file: string, args: string[], options: object, callback?: Function } | { fallbackReason: string }}
+ * `options` is the copy of its own properties; `given`, the caller's object itself,
+ * whose `argv0` Node validates (inherited or not) and whose `stdio` and `argv0`
+ * execFileSync reads.
+ * @returns {{ file: string, args: string[], options: object, given: object, callback?: Function } | { fallbackReason: string }}
  */
 export function execFileArguments(file, args, options, callback) {
   if (Array.isArray(args)) {
@@ -56,17 +70,23 @@ export function execFileArguments(file, args, options, callback) {
   } else {
     return toNode(NOT_RECOGNISED);
   }
+  // A callback in the options' place stays Node's `options` too: Node reads argv0
+  // from it (what Object.prototype holds, then).
+  let given = options;
   if (typeof options === "function") {
     callback = options;
     options = undefined;
   }
-  if (options == null) options = {};
+  if (options == null) options = NO_OPTIONS;
+  if (given == null) given = NO_OPTIONS;
   if (callback != null && typeof callback !== "function") return toNode(NOT_RECOGNISED);
   if (!isCleanString(file) || file.length === 0 || !args.every(isCleanString)) return toNode(NOT_RECOGNISED);
-  if (!isPlainOptions(options) || !commonOptionsValid(options) || !execOptionsValid(options)) return toNode(NOT_RECOGNISED);
-  // Node validates argv0 here, though execFile does not pass it on.
-  if (options.argv0 != null && !isCleanString(options.argv0)) return toNode(NOT_RECOGNISED);
-  return { file, args, options, callback: callback ?? undefined };
+  if (!isPlainOptions(options)) return toNode(NOT_RECOGNISED);
+  // Node validates argv0 here, on the caller's object, though execFile does not pass it on.
+  if (given.argv0 != null && !isCleanString(given.argv0)) return toNode(NOT_RECOGNISED);
+  options = ownOptions(options);
+  if (!commonOptionsValid(options) || !execOptionsValid(options)) return toNode(NOT_RECOGNISED);
+  return { file, args, options, given, callback: callback ?? undefined };
 }
 
 /**
@@ -79,7 +99,7 @@ export function execArguments(command, options, callback) {
     callback = options;
     options = undefined;
   }
-  const shifted = { ...options };
+  const shifted = ownOptions(options);
   shifted.shell = typeof shifted.shell === "string" ? shifted.shell : true;
   // Node checks the command itself first (its errors name "command", not "file").
   if (!isCleanString(command)) return toNode(NOT_RECOGNISED);
@@ -101,8 +121,10 @@ export function forkArguments(modulePath, args, options) {
     return toNode(NOT_RECOGNISED);
   }
   if (!args.every(isCleanString)) return toNode(NOT_RECOGNISED);
-  if (options == null) options = {};
-  if (!isPlainOptions(options) || !commonOptionsValid(options)) return toNode(NOT_RECOGNISED);
+  if (options == null) options = NO_OPTIONS;
+  if (!isPlainOptions(options)) return toNode(NOT_RECOGNISED);
+  options = ownOptions(options);
+  if (!commonOptionsValid(options)) return toNode(NOT_RECOGNISED);
   if (options.execPath != null && !isCleanString(options.execPath)) return toNode(NOT_RECOGNISED);
   const execArgv = options.execArgv || process.execArgv;
   if (!Array.isArray(execArgv) || !execArgv.every(isCleanString)) return toNode(NOT_RECOGNISED);
@@ -167,10 +189,18 @@ function isCleanString(value) {
 const WARNS_SHELL_WITH_ARGS = Number(process.versions.node.split(".")[0]) >= 24;
 let warnedShellWithArgs = false;
 
-/** Emits DEP0190 as Node's spawn, execFile and spawnSync do, where Node does. */
+/**
+ * Emits DEP0190 as Node's spawn, execFile and spawnSync do, where Node does: once per
+ * process, counting the calls node:child_process itself ran (fallbacks). So the warning
+ * is Node's own: a spawnSync that Node refuses after its warning (an env key with a NUL
+ * byte) makes Node warn, and sets Node's own once-only flag, and launches nothing.
+ */
 export function warnShellWithArgs(args, options) {
   if (!WARNS_SHELL_WITH_ARGS || warnedShellWithArgs || !options.shell || args.length === 0) return;
   warnedShellWithArgs = true;
-  process.emitWarning("Passing args to a child process with shell option true can lead to security vulnerabilities, " +
-    "as the arguments are not escaped, only concatenated.", "DeprecationWarning", "DEP0190");
+  try {
+    nodeChildProcess.spawnSync("sh", ["-c"], { shell: true, env: { "\u0000": "" } });
+  } catch {
+    // ERR_INVALID_ARG_VALUE, thrown after the warning was emitted (or already had been).
+  }
 }

@@ -72,7 +72,7 @@ function optionsFromEnvironment() {
     throw new TypeError(`SPAWNHOST_OPTIONS must hold a JSON object of ProcessHost options: ${error.message}`);
   }
   const options = {};
-  for (const name of HOST_OPTION_NAMES) if (parsed?.[name] !== undefined) options[name] = parsed[name];
+  for (const name of HOST_OPTION_NAMES) if (parsed != null && Object.hasOwn(parsed, name) && parsed[name] !== undefined) options[name] = parsed[name];
   return options;
 }
 

@@ -20,7 +20,7 @@ const NO_OUTPUT = Number(process.versions.node.split(".")[0]) >= 22 ? undefined 
  */
 export function spawnSync(file, args, options) {
   const call = spawnArguments(file, args, options);
-  const reason = call.fallbackReason ?? syncMisfit(call.options) ?? helperMissing();
+  const reason = call.fallbackReason ?? syncMisfit(call.options) ?? inheritedInput() ?? helperMissing();
   if (reason) return viaNode("spawnSync", reason, arguments);
   let request;
   try {
@@ -43,8 +43,9 @@ export function execFileSync(file, args, options) {
   const call = execFileArguments(file, args, options);
   if (call.fallbackReason) return viaNode("execFileSync", call.fallbackReason, arguments);
   const result = spawnSync(call.file, call.args, call.options);
-  if (!call.options.stdio && result.stderr) process.stderr.write(result.stderr);
-  const error = execSyncError(result, [call.options.argv0 || call.file, ...call.args].join(" "));
+  // Node reads these two from the caller's object, inherited properties included.
+  if (!call.given.stdio && result.stderr) process.stderr.write(result.stderr);
+  const error = execSyncError(result, [call.given.argv0 || call.file, ...call.args].join(" "));
   if (error) throw error;
   return result.stdout;
 }
@@ -75,15 +76,24 @@ function syncMisfit(o) {
   return stdioMisfit(o.stdio, { ipcAllowed: false });
 }
 
+// Node's spawnSync reads `input` from each stdio entry it makes (plain objects), so an
+// `input` put on Object.prototype reaches the child's stdin, or makes Node throw: such a
+// call is Node's to run.
+function inheritedInput() {
+  return {}.input != null ? "an input inherited from Object.prototype (Node's spawnSync reads it)" : null;
+}
+
 function syncRequest({ file, args, options }) {
-  const spawned = normalizeSpawnRequest(file, args, { ...options, signal: undefined });
+  const spawned = normalizeSpawnRequest(file, args, { ...options, signal: undefined }, { __proto__: null, sync: true });
   let input;
   if (options.input) {
     input = typeof options.input === "string"
       ? Buffer.from(options.input, options.encoding ?? "utf8")
       : Buffer.from(options.input.buffer, options.input.byteOffset, options.input.byteLength);
   }
+  // No prototype: the launch reads fields this request may lack (detached, ...).
   return {
+    __proto__: null,
     file: spawned.spawnfile,
     args: spawned.spawnargs.slice(1),
     argv0: spawned.spawnargs[0],
