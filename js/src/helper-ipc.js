@@ -150,6 +150,20 @@ export class HelperIpc {
     if (unheard) this.#child._deliver("error", this.#failure);
   }
 
+  /**
+   * The launch is over for its user without this channel having ended: the process
+   * never started (or is given up on). Sends made before it would have existed fail
+   * with ERR_IPC_CHANNEL_CLOSED, on a later tick; no channel event follows.
+   */
+  abandon() {
+    if (this.#ended) return;
+    this.#ended = true;
+    const error = ipcChannelClosed();
+    this.#queue = [];
+    this.#queuedBytes = 0;
+    for (const { callback } of this.#pending.splice(0)) if (callback) process.nextTick(callback, error);
+  }
+
   /** The helper went away: nothing more will be written or read. */
   gone(error) {
     this.#ended = true;
