@@ -475,4 +475,29 @@ export const mutants = [
     tests: ["sync-channel.test.js"],
     pattern: "past maxBuffer",
   },
+  // IPC as child_process's (issue 22).
+  {
+    name: "drop-in channel stays after disconnect",
+    breaks: "child.channel is not null after disconnect(), as Node's is",
+    edits: [{ file: "js/src/drop-in/child.js", find: "      this.channel = null;\n      if (this.#spawned || this.#settled) return host.disconnect();", replace: "      if (this.#spawned || this.#settled) return host.disconnect();" }],
+    tests: ["drop-in-fork.test.js"],
+    pattern: "disconnect\\(\\) at once",
+    modes: "helper",
+  },
+  {
+    name: "send options unchecked",
+    breaks: "send() takes options that are not an object, where Node throws ERR_INVALID_ARG_TYPE",
+    edits: [{ file: "js/src/host-child.js", find: "    throw invalidSendOptions(options);", replace: "    options = undefined;" }],
+    tests: ["fork.test.js"],
+    pattern: "options must be an object",
+    modes: "inline,helper",
+  },
+  {
+    name: "a failed IPC write is an error event",
+    breaks: "a child killed with messages unread raises an error that, unheard, ends the parent",
+    edits: [{ file: "js/src/helper-ipc.js", find: "    this.#drop(this.#failure);\n  }", replace: "    if (this.#drop(this.#failure)) this.#child._deliver(\"error\", this.#failure);\n  }" }],
+    tests: ["drop-in.test.js"],
+    pattern: "still unwritten",
+    modes: "helper",
+  },
 ];

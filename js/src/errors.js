@@ -1,7 +1,7 @@
 // Every error spawnhost creates is built here, in one voice. Errors that stand for a
 // child_process error copy its message and fields exactly (lib/child_process.js,
 // lib/internal/errors.js), so code written for child_process keeps working.
-import { getSystemErrorMap } from "node:util";
+import { getSystemErrorMap, inspect } from "node:util";
 
 const ERRNO_BY_NAME = new Map([...getSystemErrorMap()].map(([errno, [name]]) => [name, errno]));
 
@@ -206,9 +206,34 @@ export const ipcRequired = () => codedError(Error, "ERR_CHILD_PROCESS_IPC_REQUIR
 export const handlesNotSupported = () => codedError(TypeError, "ERR_INVALID_HANDLE_TYPE",
   "spawnhost cannot send handles (sockets, servers) over the IPC channel; send(message, callback) only");
 
+/** Node's ERR_INVALID_HANDLE_TYPE: send(message, handle) with something that is no handle. */
+export const notAHandle = () => codedError(TypeError, "ERR_INVALID_HANDLE_TYPE", "This handle type cannot be sent");
+
 /** Node's checks of send()'s message: ERR_MISSING_ARGS and ERR_INVALID_ARG_TYPE. */
 export function invalidMessage(message) {
   if (message === undefined) return codedError(TypeError, "ERR_MISSING_ARGS", "The \"message\" argument must be specified");
   return codedError(TypeError, "ERR_INVALID_ARG_TYPE",
-    `The "message" argument must be one of type string, object, number, or boolean. Received ${describe(message)}`);
+    `The "message" argument must be one of type string, object, number, or boolean. Received ${nodeTypeOf(message)}`);
+}
+
+/** Node's ERR_INVALID_ARG_TYPE for send()'s options (validateObject: no null, no array). */
+export const invalidSendOptions = (options) => codedError(TypeError, "ERR_INVALID_ARG_TYPE",
+  `The "options" argument must be of type object. Received ${nodeTypeOf(options)}`);
+
+/** How Node's ERR_INVALID_ARG_TYPE messages show the value received ("type number (5)"). */
+export function nodeTypeOf(value) {
+  if (value == null) return String(value);
+  if (typeof value === "function") return `function ${value.name}`;
+  if (typeof value === "object") {
+    return value.constructor?.name ? `an instance of ${value.constructor.name}` : inspect(value, { depth: -1 });
+  }
+  switch (typeof value) {
+    case "string": {
+      const shown = value.length > 28 ? `${value.slice(0, 25)}...` : value;
+      return `type string (${shown.includes("'") ? JSON.stringify(shown) : `'${shown}'`})`;
+    }
+    case "number": return `type number (${Object.is(value, -0) ? "-0" : value})`;
+    case "bigint": return `type bigint (${value}n)`;
+    default: return `type ${typeof value} (${String(value)})`;
+  }
 }

@@ -142,12 +142,30 @@ export class HelperIpc {
     this.#pump();
   }
 
-  /** `send_error`: writing the channel failed; the helper drops later sends. */
+  /**
+   * `send_error`: writing the channel failed (the child's end is gone); the helper
+   * drops later sends. Their callbacks get the error. Nothing is emitted on the child:
+   * child_process ignores a write that fails after send() returned (its write
+   * request's completion does not look at the status), and a child killed with
+   * messages unread must not raise an `error` that, unheard, ends the parent.
+   */
   fail(code) {
     this.#failure = errnoError(code, "write");
-    const unheard = this.#drop(this.#failure);
-    // Like a failed write in child_process: sends without a callback report on the child.
-    if (unheard) this.#child._deliver("error", this.#failure);
+    this.#drop(this.#failure);
+  }
+
+  /**
+   * The launch is over for its user without this channel having ended: the process
+   * never started (or is given up on). Sends made before it would have existed fail
+   * with ERR_IPC_CHANNEL_CLOSED, on a later tick; no channel event follows.
+   */
+  abandon() {
+    if (this.#ended) return;
+    this.#ended = true;
+    const error = ipcChannelClosed();
+    this.#queue = [];
+    this.#queuedBytes = 0;
+    for (const { callback } of this.#pending.splice(0)) if (callback) process.nextTick(callback, error);
   }
 
   /** The helper went away: nothing more will be written or read. */

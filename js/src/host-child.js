@@ -1,10 +1,45 @@
 // HostChild: the ChildProcess look-alike both backends hand out. The backend drives it
 // through the underscore methods; users see child_process's fields, events and order.
+import dgram from "node:dgram";
 import { EventEmitter } from "node:events";
+import net from "node:net";
 import { signalName } from "./options.js";
-import { AbortError, handlesNotSupported, invalidMessage, ipcChannelClosed, ipcDisconnected } from "./errors.js";
+import { AbortError, handlesNotSupported, invalidMessage, invalidSendOptions, ipcChannelClosed, ipcDisconnected, notAHandle } from "./errors.js";
 
 const MESSAGE_TYPES = new Set(["string", "object", "number", "boolean"]);
+// What child_process's send() takes as a handle: its wrappers, and the native handles.
+const NATIVE_HANDLES = new Set(["TCP", "Pipe", "UDP"]);
+
+/**
+ * send()'s optional arguments as child_process's send() reads them: a function in
+ * the handle's or the options' place is the callback; options, when given, must be an
+ * object (ERR_INVALID_ARG_TYPE, thrown even when the channel is closed). A callback
+ * that is not a function is ignored, as there.
+ * @returns {{ handle: unknown, callback: Function|undefined }}
+ */
+export function sendArguments(handle, options, callback) {
+  if (typeof handle === "function") {
+    callback = handle;
+    handle = undefined;
+  } else if (typeof options === "function") {
+    callback = options;
+  } else if (options !== undefined && (options === null || typeof options !== "object" || Array.isArray(options))) {
+    throw invalidSendOptions(options);
+  }
+  return { handle, callback: typeof callback === "function" ? callback : undefined };
+}
+
+/**
+ * The checks child_process's send() makes once the channel is open: the message's
+ * type, then the handle (a falsy one means none). A real handle cannot be sent here.
+ */
+export function checkMessage(message, handle) {
+  if (message === undefined || !MESSAGE_TYPES.has(typeof message)) throw invalidMessage(message);
+  if (!handle) return;
+  const isHandle = handle instanceof net.Socket || handle instanceof net.Server || handle instanceof dgram.Socket ||
+    NATIVE_HANDLES.has(handle.constructor?.name);
+  throw isHandle ? handlesNotSupported() : notAHandle();
+}
 
 /**
  * What a backend supplies to control one child.
@@ -84,21 +119,23 @@ export class HostChild extends EventEmitter {
    *   channel (helper mode: by the helper), or with the error that stopped it
    */
   send(message, handle, options, callback) {
-    if (typeof handle === "function") {
-      callback = handle;
-      handle = undefined;
-    } else if (typeof options === "function") {
-      callback = options;
-    }
-    if (handle != null) throw handlesNotSupported();
-    if (typeof callback !== "function") callback = undefined;
+    ({ handle, callback } = sendArguments(handle, options, callback));
     if (!this.connected) {
       const error = ipcChannelClosed();
       if (callback) process.nextTick(callback, error);
       else process.nextTick(() => this.emit("error", error));
       return false;
     }
-    if (message === undefined || !MESSAGE_TYPES.has(typeof message)) throw invalidMessage(message);
+    checkMessage(message, handle);
+    return this.#controller.send(message, callback);
+  }
+
+  /**
+   * Drop-in: a send made before the process exists, its arguments already checked.
+   * The message is serialized now and waits in the launch (helper mode) until the
+   * process exists; the result is send()'s.
+   */
+  _sendBeforeOpen(message, callback) {
     return this.#controller.send(message, callback);
   }
 

@@ -53,6 +53,7 @@ export class LaunchRelay {
   /** The child is closed for its user (or never got an id): nothing more is sent. */
   close() {
     this.#state = "closed";
+    this.ipc?.abandon();
   }
 
   /**

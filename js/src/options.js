@@ -108,10 +108,12 @@ export function normalizeSpawnRequest(file, args, options, { platform = process.
   if (ipc && !ipcAvailable) throw ipcOnWindows();
   request.stdio = stdio;
   request.ipc = ipc;
-  request.serialization = optional(options.serialization, "json", (v) => {
-    if (v !== "json" && v !== "advanced") throw invalidOption("serialization", v, "\"json\" or \"advanced\"", "ERR_INVALID_ARG_VALUE");
-    return v;
-  });
+  // Only undefined means the default: child_process refuses null here (validateOneOf).
+  const serialization = options.serialization;
+  if (serialization !== undefined && serialization !== "json" && serialization !== "advanced") {
+    throw invalidOption("serialization", serialization, "\"json\" or \"advanced\"", "ERR_INVALID_ARG_VALUE");
+  }
+  request.serialization = serialization ?? "json";
   return request;
 }
 

@@ -89,6 +89,29 @@ test("fork(): messages both ways, channel, connected, disconnect", async () => {
   await once(child, "close");
 });
 
+test("fork(): a send made before a process that never starts calls back with an error", async () => {
+  // Node's callback gets EPIPE (its socket's peer never existed); here the launch
+  // reports ERR_IPC_CHANNEL_CLOSED. Either way the callback is not left waiting.
+  const child = dropIn.fork(ipcChild, ["echo"], { execPath: "/nonexistent/node" });
+  child.on("error", () => {});
+  const [error] = await new Promise((resolve) => child.send("lost", (...args) => resolve(args)));
+  assert.equal(error?.code, "ERR_IPC_CHANNEL_CLOSED");
+  await once(child, "close");
+});
+
+test("fork(): sends still unwritten when the child is killed raise no error, as with Node", async () => {
+  for (const api of [childProcess, dropIn]) {
+    const child = api.fork(ipcChild, ["stall", "2000"]);
+    const errors = [];
+    child.on("error", (error) => errors.push(error.code));
+    await once(child, "spawn");
+    for (let i = 0; i < 16; i++) child.send("x".repeat(64 * 1024));
+    child.kill("SIGKILL");
+    await once(child, "close");
+    assert.deepEqual(errors, [], api === dropIn ? "spawnhost/child_process" : "node:child_process");
+  }
+});
+
 test("util.promisify(exec) and (execFile) resolve { stdout, stderr } and expose the child", async () => {
   const promise = promisify(dropIn.exec)("echo out; echo err >&2");
   assert.ok(promise.child instanceof childProcess.ChildProcess);

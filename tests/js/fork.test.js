@@ -2,6 +2,7 @@
 // run against every mode in SPAWNHOST_TEST_MODES.
 import { describe, test, after } from "node:test";
 import assert from "node:assert/strict";
+import net from "node:net";
 import { fileURLToPath } from "node:url";
 import { modes, hostFor, once, readAll } from "./support/modes.js";
 
@@ -123,8 +124,26 @@ for (const mode of modes()) {
 
     test("send(message, handle) throws a TypeError: handles are not supported", async () => {
       const child = await host.fork(CHILD, ["echo"]);
-      assert.throws(() => child.send("x", { fake: "socket" }), { name: "TypeError", message: /cannot send handles/ });
+      assert.throws(() => child.send("x", new net.Socket()), { name: "TypeError", code: "ERR_INVALID_HANDLE_TYPE", message: /cannot send handles/ });
       child.disconnect();
+      await once(child, "close");
+    });
+
+    test("send(message, handle) with something that is no handle throws child_process's ERR_INVALID_HANDLE_TYPE", async () => {
+      const child = await host.fork(CHILD, ["echo"]);
+      assert.throws(() => child.send("x", { fake: "socket" }), { name: "TypeError", code: "ERR_INVALID_HANDLE_TYPE", message: "This handle type cannot be sent" });
+      child.disconnect();
+      await once(child, "close");
+    });
+
+    test("send()'s options must be an object, checked even once the channel is closed", async () => {
+      const child = await host.fork(CHILD, ["echo"]);
+      const refused = { name: "TypeError", code: "ERR_INVALID_ARG_TYPE" };
+      assert.throws(() => child.send("x", null, null), { ...refused, message: 'The "options" argument must be of type object. Received null' });
+      assert.throws(() => child.send("x", null, "foo"), { ...refused, message: "The \"options\" argument must be of type object. Received type string ('foo')" });
+      assert.throws(() => child.send("x", null, []), { ...refused, message: 'The "options" argument must be of type object. Received an instance of Array' });
+      child.disconnect();
+      assert.throws(() => child.send("x", undefined, 0), refused);
       await once(child, "close");
     });
 

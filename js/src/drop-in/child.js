@@ -4,15 +4,17 @@
 // the process exists is applied as soon as it does, and the HostChild's events are
 // re-emitted here with Node's fields set first, so listeners see what Node shows.
 import { EventEmitter } from "node:events";
-import { AbortError, handlesNotSupported, invalidMessage, ipcChannelClosed } from "../errors.js";
-import { getSystemErrorMap } from "node:util";
+import { deprecate, getSystemErrorMap } from "node:util";
+import { AbortError, ipcDisconnected } from "../errors.js";
+import { checkMessage, sendArguments } from "../host-child.js";
 import { asNodeError } from "./node-errors.js";
 import { nodeChildProcess } from "./shared-host.js";
 
 const FORWARDED = ["spawn", "error", "exit", "close", "disconnect", "internalMessage"];
-const MESSAGE_TYPES = new Set(["string", "object", "number", "boolean"]);
 // libuv's ESRCH ("already dead" to ChildProcess#kill): -3 on POSIX, -4040 on Windows.
 const UV_ESRCH = [...getSystemErrorMap()].find(([, [name]]) => name === "ESRCH")[0];
+// child_process's own words for its deprecated alias of `channel`.
+const channelAlias = (accessor) => deprecate(accessor, "_channel is deprecated. Use ChildProcess.channel instead.", "DEP0129");
 
 /**
  * A child_process ChildProcess backed by a spawnhost launch. `instanceof
@@ -25,7 +27,7 @@ export class DropInChildProcess extends EventEmitter {
   #spawned = false;
   #settled = false;
   #pendingKill = null;
-  /** @type {{ sends: [unknown, Function|undefined][], disconnect: boolean } | null} */
+  /** @type {{ disconnect: boolean } | null} */
   #earlyChannel = null;
   #abort = null;
   // While pid waits for the helper, events the wait delivers are held for a tick:
@@ -113,11 +115,12 @@ export class DropInChildProcess extends EventEmitter {
   // Node gives `send`, `disconnect`, `channel` and a live `connected` only to children
   // with an IPC channel, and code tests for them (typeof child.send === "function").
   // Node's channel is open when fork() returns; this one opens when the helper has
-  // started the child. Until then it reads as connected, and what is sent (or a
-  // disconnect) waits here, in order, and goes out at `spawn`.
+  // started the child. Until then it reads as connected; what is sent is checked and
+  // serialized at once, as Node does, and waits in the launch (send() says false past
+  // the same backlog as later); a disconnect waits here and goes out at `spawn`.
   #addChannel() {
     const host = this.#host;
-    const early = { sends: [], disconnect: false };
+    const early = { disconnect: false };
     this.#earlyChannel = early;
     Object.defineProperty(this, "connected", {
       enumerable: true,
@@ -128,18 +131,30 @@ export class DropInChildProcess extends EventEmitter {
     // Node's channel object (its Control: ref/unref, and the counted forms its
     // 'message' listeners use, which execa calls too). Here the channel holds nothing
     // of its own that keeps Node alive: the launch does, released by child.unref().
+    // It is null once the channel is closed: disconnect() sets that at once, as Node's
+    // does; the child's end of it, just before `disconnect`. `_channel` is Node's
+    // deprecated alias of it.
     this.channel = { ref() {}, unref() {}, refCounted() {}, unrefCounted() {}, fd: undefined };
+    Object.defineProperty(this, "_channel", {
+      configurable: true,
+      enumerable: false,
+      get: channelAlias(() => this.channel),
+      set: channelAlias((value) => { this.channel = value; }),
+    });
     this.send = (message, handle, options, callback) => {
       if (this.#spawned || this.#settled || early.disconnect) return host.send(message, handle, options, callback);
-      if (typeof handle === "function") callback = handle;
-      else if (typeof options === "function") callback = options;
-      else if (handle != null) throw handlesNotSupported();
-      if (message === undefined || !MESSAGE_TYPES.has(typeof message)) throw invalidMessage(message);
-      early.sends.push([message, typeof callback === "function" ? callback : undefined]);
-      return true;
+      ({ handle, callback } = sendArguments(handle, options, callback));
+      checkMessage(message, handle);
+      return host._sendBeforeOpen(message, callback);
     };
     this.disconnect = () => {
-      if (this.#spawned || this.#settled || early.disconnect) return host.disconnect();
+      // Emitted here, synchronously, as Node's: unheard, it throws out of disconnect().
+      if (!this.connected) {
+        this.emit("error", ipcDisconnected());
+        return;
+      }
+      this.channel = null;
+      if (this.#spawned || this.#settled) return host.disconnect();
       early.disconnect = true;
     };
     // Messages wait in the HostChild (as in Node) until someone listens here.
@@ -209,6 +224,10 @@ export class DropInChildProcess extends EventEmitter {
         this.#settled = true;
         this.emit("close", ...args);
         return;
+      case "disconnect":
+        this.channel = null;
+        this.emit("disconnect");
+        return;
       default:
         this.emit(event, ...args);
     }
@@ -218,7 +237,6 @@ export class DropInChildProcess extends EventEmitter {
     const early = this.#earlyChannel;
     if (!early) return;
     this.#earlyChannel = null;
-    for (const [message, callback] of early.sends) this.#host.send(message, callback);
     if (early.disconnect) this.#host.disconnect();
   }
 
@@ -232,7 +250,6 @@ export class DropInChildProcess extends EventEmitter {
     for (const stream of [this.#host.stdout, this.#host.stderr]) {
       if (stream && !stream.destroyed && !stream.readableEnded) stream.push(null);
     }
-    for (const [, callback] of this.#earlyChannel?.sends ?? []) callback && process.nextTick(callback, ipcChannelClosed());
     this.#earlyChannel = null;
     const code = typeof error?.errno === "number" ? error.errno : null;
     this.#host.exitCode = code;
