@@ -1,34 +1,24 @@
-// The channel to one helper process: starts it (helper-process.js), checks its hello, frames messages both ways, hands out request ids, keeps
-// the helper unref'd while nothing is in flight, and owns the single path that settles
-// everything when the helper goes away.
-import { FrameReader, encodeBytesHead, encodeFrame } from "./protocol.js";
+// The channel to one helper process: starts it (helper-process.js), checks its hello,
+// frames messages both ways (frame-writer.js out, frame-dispatch.js in), hands out
+// request ids (channel-handlers.js), keeps the helper unref'd while nothing is in
+// flight, and owns the single path that settles everything when the helper goes away
+// (helper-gone.js builds its error).
+import { encodeBytesHead, encodeFrame } from "./protocol.js";
+import { FrameDispatch } from "./frame-dispatch.js";
 import { PACKAGE_VERSION, startHelper } from "./helper-process.js";
 import { Liveness } from "./liveness.js";
 import { OrphanGuard, helperLeavesOrphans } from "./orphan-guard.js";
 import { PROTOCOL_VERSION } from "./protocol-generated.js";
 import { SyncChannel } from "./sync-channel.js";
-import { HelperVersionError, HostShutdownError, ProtocolError, helperExited } from "./errors.js";
+import { HostShutdownError, helperVersionMismatch } from "./errors.js";
+import { StderrTail, exitStatusKnown, goneError, killHelper } from "./helper-gone.js";
+import { ChannelHandlers } from "./channel-handlers.js";
+import { FrameWriter } from "./frame-writer.js";
 
-const STDERR_TAIL_BYTES = 4096;
 // After stdout ends or a write fails, wait this long for the exit status to report it.
 const EXIT_STATUS_WAIT_MS = 250;
-const MAX_ID = 0xffffffff;
 /** The default of the host option helperTimeoutMs. */
 export const DEFAULT_ANSWER_MS = 10_000;
-
-/**
- * What a request or child registers to hear about its id.
- * @typedef {object} ChannelHandler
- * @property {(name: string, values: unknown[]) => void} onMessage
- * @property {(error: Error) => void} onGone the helper went away; nothing more will come
- * @property {(error: Error) => boolean} [onShutdown] shutdown() began: return true to keep
- *   hearing about the id (a running child, whose real end the helper reports), false to
- *   be settled now with `error` through onGone
- * @property {import("node:async_hooks").AsyncResource} [scope] the async context of the
- *   call that launched the child: every callback above runs in it, as node:child_process
- *   runs a child's events in its spawn's context, not in the context of whichever call
- *   started the helper (whose stdout delivers everything)
- */
 
 /** One running helper and the conversation with it. */
 export class Channel {
@@ -36,19 +26,19 @@ export class Channel {
   #process;
   /** @type {import("node:stream").Writable} where frames go: the helper's stdin, or fd 6 */
   #input;
-  #reader = new FrameReader("to_node");
-  /** @type {Map<number, ChannelHandler>} */
-  #handlers = new Map();
-  #nextId = 1;
+  /** @type {FrameWriter} */
+  #writer;
+  /** @type {FrameDispatch} reads the helper's stdout */
+  #reader;
+  #handlers = new ChannelHandlers();
   #refs = 0;
   #hello;
   #goingAway = false;
   #gone = null;
   #shutdownRequested = false;
   #holdForShutdown = false;
-  #stderrTail = "";
+  #stderrTail = new StderrTail();
   #closed;
-  #corked = false;
   #graceMs;
   #answerMs;
   // A helper started by a worker thread leaves its first process (see --leave-parent):
@@ -88,6 +78,7 @@ export class Channel {
     this.#transport = transport ?? null;
     this.#process = started.process;
     this.#input = started.input;
+    this.#writer = new FrameWriter(started.input);
     this.#leftParent = started.leftParent;
     if (started.syncSocket) {
       this.#sync = new SyncChannel({
@@ -104,10 +95,14 @@ export class Channel {
   #listen() {
     const { stdout, stderr } = this.#process;
     const stdin = this.#input;
-    stdout.on("data", (chunk) => this.#receive(chunk));
-    stdout.on("end", () => this.#onStdoutEnd());
+    this.#reader = new FrameDispatch({
+      bootstrap: this.#bootstrap, handlers: this.#handlers, orphans: this.#orphans,
+      on: { heard: () => this.#liveness.heard(), hello: (values) => this.#checkHello(values), broken: (reason, cause) => this.#goAway(reason, cause) },
+    });
+    stdout.on("data", (chunk) => this.#reader.push(chunk));
+    stdout.on("end", () => this.#reader.end());
     stderr.setEncoding("utf8");
-    stderr.on("data", (text) => this.#keepStderr(text));
+    stderr.on("data", (text) => this.#stderrTail.push(text));
     stdin.on("error", (error) => this.#goAway(`writing to it failed: ${error.message}`));
     this.#process.on("error", (error) => this.#goAway(`it could not be run: ${error.message}`));
     this.#process.on("exit", (code) => {
@@ -216,23 +211,14 @@ export class Channel {
    */
   flushNow() {
     if (this.#gone || this.#goingAway) return false;
-    const input = this.#input;
-    if (this.#corked) {
-      this.#corked = false; // the pending uncork in #write then finds nothing corked
-      input.uncork();
-    }
-    return input.writableLength === 0;
+    return this.#writer.flushNow();
   }
 
   /** Registers a handler under a fresh id (never 0, unique among live ids). */
   register(handler) {
     if (this.#gone) throw this.#gone;
     if (this.#shutdownRequested) throw new HostShutdownError("the ProcessHost was shut down before this call completed");
-    let id = this.#nextId;
-    while (this.#handlers.has(id)) id = id >= MAX_ID ? 1 : id + 1;
-    this.#nextId = id >= MAX_ID ? 1 : id + 1;
-    this.#handlers.set(id, handler);
-    return id;
+    return this.#handlers.add(handler);
   }
 
   /** The id is finished: the helper said all it will say about it. */
@@ -290,18 +276,7 @@ export class Channel {
 
   #write(parts, onFlushed) {
     try {
-      // Frames sent in one tick (a burst of launches, a big stdin write) leave in one
-      // write to the pipe.
-      const stdin = this.#input;
-      if (!this.#corked) {
-        this.#corked = true;
-        stdin.cork();
-        process.nextTick(() => {
-          this.#corked = false;
-          stdin.uncork();
-        });
-      }
-      for (let i = 0; i < parts.length; i++) stdin.write(parts[i], i === parts.length - 1 ? onFlushed : undefined);
+      this.#writer.write(parts, onFlushed);
     } catch (error) {
       this.#goAway(`writing to it failed: ${error.message}`);
       throw error;
@@ -332,11 +307,7 @@ export class Channel {
     if (!this.#gone && !this.#holdForShutdown) {
       this.#shutdownRequested = true;
       const error = new HostShutdownError("the ProcessHost was shut down before this call completed");
-      for (const [id, handler] of [...this.#handlers]) {
-        if (handler.onShutdown && inScope(handler, handler.onShutdown, error)) continue;
-        this.#handlers.delete(id);
-        inScope(handler, handler.onGone, error);
-      }
+      this.#handlers.shutdown(error);
       // Someone awaits the helper's end: keep Node alive until it has ended.
       this.#holdForShutdown = true;
       this.#applyRef();
@@ -359,83 +330,14 @@ export class Channel {
     for (const stream of [this.#input, this.#process.stdout, this.#process.stderr]) stream?.[method]?.();
   }
 
-  #receive(chunk) {
-    this.#liveness.heard();
-    if (this.#bootstrap && !this.#bootstrap.ready) {
-      chunk = this.#bootstrap.push(chunk);
-      if (this.#bootstrap.failure) {
-        this.#goAway(this.#bootstrap.failure);
-        return;
-      }
-      if (chunk === null || chunk.length === 0) return;
-    }
-    let messages;
-    try {
-      messages = this.#reader.push(chunk);
-    } catch (error) {
-      this.#goAway(`it broke the protocol: ${error.message}`, error);
-      return;
-    }
-    for (const message of messages) this.#dispatch(message);
-  }
-
-  #onStdoutEnd() {
-    try {
-      this.#reader.end();
-      this.#goAway("its stdout ended");
-    } catch (error) {
-      this.#goAway(`its stdout ended inside a frame: ${error.message}`, error);
-    }
-  }
-
-  #dispatch({ name, values }) {
-    if (name === "hello") return this.#checkHello(values);
-    if (name === "pong") return;
-    if (name === "error") {
-      const [id, fatal, message] = values;
-      // An error about an id we no longer hold is a request that crossed the child's
-      // last message on the wire (a late credit): nothing to report.
-      if (id !== null && this.#handlers.has(id)) this.#deliver(this.#handlers.get(id), name, values);
-      else if (id === null && !fatal) process.emitWarning(`spawnhost helper: ${message}`, { type: "SpawnhostWarning" });
-      if (fatal) this.#goAway(`it reported a fatal error: ${message}`);
-      return;
-    }
-    this.#orphans?.noteReceived(name, values);
-    // Messages for an id nobody holds (a late `written` after exit) are dropped.
-    const handler = this.#handlers.get(values[0]);
-    if (handler !== undefined) this.#deliver(handler, name, values);
-  }
-
-  // The hot path: one call per message, in the launching call's async context.
-  #deliver(handler, name, values) {
-    if (handler.scope === undefined) handler.onMessage(name, values);
-    else handler.scope.runInAsyncScope(handler.onMessage, handler, name, values);
-  }
-
   #checkHello([protocol, version, pid]) {
     this.#liveness.greeted();
     this.#helperPid = pid;
     if (protocol !== PROTOCOL_VERSION || version !== PACKAGE_VERSION) {
-      const error = new HelperVersionError(
-        `spawnhost helper ${this.#helperPath} speaks protocol ${protocol} of version ${version}, ` +
-        `but this package (spawnhost ${PACKAGE_VERSION}) needs protocol ${PROTOCOL_VERSION} of version ${PACKAGE_VERSION}; ` +
-        "install the helper that belongs to this package version",
-      );
-      this.#goAway("its version does not match", error);
-      return;
+      const error = helperVersionMismatch(this.#helperPath, { protocol, version }, { protocol: PROTOCOL_VERSION, version: PACKAGE_VERSION });
+      return this.#goAway("its version does not match", error);
     }
     this.#hello.resolve(pid);
-  }
-
-  #settleHandlers(error) {
-    const handlers = [...this.#handlers.values()];
-    this.#handlers.clear();
-    for (const handler of handlers) inScope(handler, handler.onGone, error);
-  }
-
-  #keepStderr(text) {
-    if (process.env.SPAWNHOST_DEBUG) process.stderr.write(text);
-    this.#stderrTail = (this.#stderrTail + text).slice(-STDERR_TAIL_BYTES);
   }
 
   // The one "helper went away" path. Waits briefly for the exit status so the error
@@ -462,16 +364,12 @@ export class Channel {
     });
   }
 
-  // The exit status Node can see: none for a helper that left its parent.
   #exitStatusKnown() {
-    return !this.#leftParent && (this.#process.exitCode !== null || this.#process.signalCode !== null);
+    return exitStatusKnown(this.#process, this.#leftParent);
   }
 
   #kill() {
-    if (this.#process.exitCode === null && this.#process.signalCode === null) this.#process.kill("SIGKILL");
-    if (this.#leftParent && this.#helperPid && !this.#process.stdout.readableEnded) {
-      try { process.kill(this.#helperPid, "SIGKILL"); } catch { /* already gone */ }
-    }
+    killHelper(this.#process, this.#leftParent, this.#helperPid);
   }
 
   #settleEverything(reason, cause, hung) {
@@ -479,37 +377,18 @@ export class Channel {
     const known = this.#exitStatusKnown();
     const exitCode = known ? this.#process.exitCode : null;
     const signalCode = known ? this.#process.signalCode : null;
-    let error;
-    if (this.#shutdownRequested && !hung) error = new HostShutdownError("the ProcessHost was shut down before this call completed");
-    else if (cause instanceof HelperVersionError) error = cause;
-    else {
-      // Whatever was seen first (stdout's end, a failed write, the exit), a transport
-      // that ended is the cause: the connection dropped or could not be made.
-      const why = this.#transport && !hung && !(cause instanceof ProtocolError) ? `the transport ended: ${reason}` : reason;
-      error = helperExited({
-        helperPath: this.#helperPath, reason: why, exitCode, signal: signalCode, hung, stderrTail: lastLines(this.#stderrTail, 10),
-      });
-      if (cause instanceof ProtocolError) error.cause = cause;
-      // No hello, no request sent: a caller may safely try its launch elsewhere (HostPool).
-      error.helperStarted = this.#helperPid !== 0;
-    }
+    const error = goneError({
+      reason, cause, hung, shutdownRequested: this.#shutdownRequested, overTransport: this.#transport !== null,
+      helperPath: this.#helperPath, exitCode, signal: signalCode, stderrTail: this.#stderrTail, helperPid: this.#helperPid,
+    });
     this.#gone = error;
     this.#sync?.close();
     if (!known) this.#kill();
     this.#hello.reject(error);
-    this.#settleHandlers(error);
+    this.#handlers.settleAll(error);
     this.#refs = 0;
     this.#applyRef();
   }
-}
-
-// Calls one of a handler's callbacks in the handler's async context (if it has one).
-function inScope(handler, callback, argument) {
-  return handler.scope === undefined ? callback.call(handler, argument) : handler.scope.runInAsyncScope(callback, handler, argument);
-}
-
-function lastLines(text, count) {
-  return text.trimEnd().split("\n").slice(-count).join("\n");
 }
 
 function deferred() {

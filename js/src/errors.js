@@ -38,6 +38,20 @@ export class HelperExitedError extends SpawnhostError {}
 /** The helper speaks another protocol or belongs to another package version. */
 export class HelperVersionError extends SpawnhostError {}
 
+/**
+ * The helper's hello names another protocol or package version than this package's.
+ * @param {string} helperPath
+ * @param {{ protocol: unknown, version: unknown }} spoken what the hello said
+ * @param {{ protocol: number, version: string }} needed this package's
+ */
+export function helperVersionMismatch(helperPath, spoken, needed) {
+  return new HelperVersionError(
+    `spawnhost helper ${helperPath} speaks protocol ${spoken.protocol} of version ${spoken.version}, ` +
+    `but this package (spawnhost ${needed.version}) needs protocol ${needed.protocol} of version ${needed.version}; ` +
+    "install the helper that belongs to this package version",
+  );
+}
+
 /** No helper executable was found for this platform. */
 export class HelperNotFoundError extends SpawnhostError {}
 
