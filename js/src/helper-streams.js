@@ -76,6 +76,11 @@ export class HelperInput extends Writable {
     this.#end = end;
   }
 
+  /** Node's stdin is a socket that says readable: false (test-child-process-stdin.js checks it). */
+  get readable() {
+    return false;
+  }
+
   _write(chunk, encoding, callback) {
     if (chunk.length === 0) {
       callback();

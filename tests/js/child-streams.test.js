@@ -67,6 +67,22 @@ for (const face of faces) {
       assert.deepEqual(ended, [0, null]);
     });
 
+    test("stdin is writable and not readable, stdout and stderr readable, as child_process's sockets", async () => {
+      const node = childProcess.spawn("cat");
+      const nodeClosed = once(node, "close");
+      const child = await face.spawn("cat", [], {});
+      // (Node's stdout and stderr also say writable: true, as the sockets they are;
+      // these are Readables without write(), docs/drop-in.md.)
+      const sides = (c) => [c.stdin.readable, c.stdin.writable, c.stdout.readable, c.stderr.readable];
+      assert.deepEqual(sides(child), sides(node));
+      assert.deepEqual(sides(child), [false, true, true, true]);
+      node.stdin.end();
+      child.stdin.end();
+      node.stdout.resume();
+      child.stdout.resume();
+      await Promise.all([nodeClosed, once(child, "close")]);
+    });
+
     test("the stdio streams' high water marks are child_process's on this Node", async () => {
       const node = childProcess.spawn("true");
       const nodeClosed = once(node, "close");
