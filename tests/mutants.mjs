@@ -500,4 +500,33 @@ export const mutants = [
     pattern: "still unwritten",
     modes: "helper",
   },
+  // Issue 22: the child's streams.
+  {
+    name: "exit delivered in the batch that carried the outputs' ends",
+    breaks: "exit (and flushStdio's drain) comes before a reader's end: stdout read after stderr's end is lost",
+    edits: [{ file: "js/src/helper-launch.js", find: "    setImmediate(() => this.#deliverExit(status, signal, flags));", replace: "    this.#deliverExit(status, signal, flags);" }],
+    tests: ["child-streams.test.js"],
+    pattern: "stdout read after stderr's end",
+  },
+  {
+    name: "stdin.destroy() leaves the child's stdin open",
+    breaks: "a child reading to EOF never exits after stdin.destroy()",
+    edits: [{ file: "js/src/helper-streams.js", find: "    try {\n      this.#closeInput();\n    } catch { /* the helper is gone: so is the pipe */ }\n", replace: "" }],
+    tests: ["child-streams.test.js"],
+    pattern: "stdin.destroy",
+  },
+  {
+    name: "maxBuffer counted by the request's encoding only",
+    breaks: "setEncoding() on an output of a call without encoding makes execFile throw in Buffer.concat",
+    edits: [{ file: "js/src/exec-run.js", find: "new ExecOutput(request, () => child.stdout?.readableEncoding ?? encoding);", replace: "new ExecOutput(request);" }],
+    tests: ["exec-output.test.js"],
+    pattern: "stdout.setEncoding",
+  },
+  {
+    name: "the helper cuts a string output at maxBuffer bytes",
+    breaks: "a maxBuffer cut inside a UTF-8 character keeps fewer characters than Node",
+    edits: [{ file: "js/src/spawn-request.js", find: "Math.floor(r.maxBuffer) * 3", replace: "Math.floor(r.maxBuffer)" }],
+    tests: ["exec-output.test.js"],
+    pattern: "inside a UTF-8 character",
+  },
 ];

@@ -88,8 +88,8 @@ export function collectOutput(launch, request, resolve, reject, { kill } = {}) {
 function collect({ child, launched }, request, resolve, reject, killChild = (signal) => child.kill(signal)) {
   const { killSignal } = request;
   const encoding = request.encoding === "buffer" ? null : request.encoding;
-  const stdout = new ExecOutput(request);
-  const stderr = new ExecOutput(request);
+  const stdout = new ExecOutput(request, () => child.stdout?.readableEncoding ?? encoding);
+  const stderr = new ExecOutput(request, () => child.stderr?.readableEncoding ?? encoding);
   let killedByUs = false;
   let timedOut = false;
   let settled = false;
@@ -195,22 +195,29 @@ function collect({ child, launched }, request, resolve, reject, killChild = (sig
 
 /**
  * One output of an exec call, kept up to maxBuffer the way Node's execFile keeps it:
- * counted in bytes of the encoding, a chunk that crosses the cap is cut to fit.
+ * counted in bytes of the encoding, a chunk that crosses the cap is cut to fit (a
+ * string by its length: Node keeps that many characters, whole ones).
  */
 export class ExecOutput {
   #chunks = [];
   #length = 0;
   #maxBuffer;
-  #encoding;
+  #encodingOf;
 
-  /** @param {{ maxBuffer: number, encoding: string }} request */
-  constructor({ maxBuffer, encoding }) {
+  /**
+   * @param {{ maxBuffer: number, encoding: string }} request
+   * @param {() => string|null} [encodingOf] the encoding the chunks come in now (Node
+   *   reads the stream's readableEncoding: a caller may setEncoding() on an output of
+   *   a call without one); default the request's
+   */
+  constructor({ maxBuffer, encoding }, encodingOf) {
     this.#maxBuffer = maxBuffer;
-    this.#encoding = encoding === "buffer" ? null : encoding;
+    const requested = encoding === "buffer" ? null : encoding;
+    this.#encodingOf = encodingOf ?? (() => requested);
   }
 
   /**
-   * Keeps a chunk: a string when the request has an encoding, else a Buffer.
+   * Keeps a chunk: a string when the output has an encoding, else a Buffer.
    * @returns {boolean} false when the chunk crossed maxBuffer (the part that fits is kept)
    */
   add(chunk) {
@@ -220,7 +227,8 @@ export class ExecOutput {
       return true;
     }
     const before = this.#length;
-    this.#length += this.#encoding ? Buffer.byteLength(chunk, this.#encoding) : chunk.length;
+    const encoding = this.#encodingOf();
+    this.#length += encoding ? Buffer.byteLength(chunk, encoding) : chunk.length;
     if (this.#length > this.#maxBuffer) {
       this.#chunks.push(chunk.slice(0, this.#maxBuffer - before));
       return false;
@@ -229,8 +237,8 @@ export class ExecOutput {
     return true;
   }
 
-  /** Everything kept: a string, or a Buffer for encoding "buffer". */
+  /** Everything kept: a string when the output has an encoding, else a Buffer. */
   joined() {
-    return this.#encoding ? this.#chunks.join("") : Buffer.concat(this.#chunks);
+    return this.#encodingOf() ? this.#chunks.join("") : Buffer.concat(this.#chunks);
   }
 }

@@ -45,6 +45,8 @@ export class HelperLaunch {
   // The launching call's async context: the helper's messages about this child (read
   // from its stdout, in the context of whoever started it) are handled in it.
   #scope = new AsyncResource("SPAWNHOST_CHILD");
+  // The helper reported the exit, which is delivered a loop turn later (#onExit).
+  #exitPending = false;
 
   /**
    * @param {import("./channel.js").Channel} channel
@@ -243,8 +245,19 @@ export class HelperLaunch {
     this.#closeNow();
   }
 
+  // The helper sends a child's last output and the ends of its pipes before its exit,
+  // all in one batch. child_process hears each in a callback of its own, so a reader's
+  // `end` (a tick after the eof) and what the reader does next (a `for await` over the
+  // other output) come before `exit` and its flushStdio, which drains what nobody
+  // reads. The exit waits a loop turn here for the same order.
   #onExit(status, signal, flags) {
     this.#state = "exited";
+    this.#exitPending = true;
+    setImmediate(() => this.#deliverExit(status, signal, flags));
+  }
+
+  #deliverExit(status, signal, flags) {
+    this.#exitPending = false;
     this.child.exitCode = signal === null ? status : null;
     this.child.signalCode = signal;
     this.child._exitFlags = flags;
@@ -254,13 +267,14 @@ export class HelperLaunch {
     this.child.stdin?.destroy();
     this.child._deliver("exit", this.child.exitCode, signal);
     // Only once the caller could attach listeners (the child may exit before spawn()
-    // has even resolved), as child_process's flushStdio does after `exit`.
-    this.child._afterDelivered(() => {
+    // has even resolved), and on the next tick, as child_process's flushStdio: the
+    // `exit` listener's last chance to start reading.
+    this.child._afterDelivered(() => process.nextTick(() => {
       for (const stream of [this.child.stdout, this.child.stderr]) {
         if (stream && stream.readable && !stream._readableState.readableListening) stream.resume();
       }
       this.#maybeClose();
-    });
+    }));
   }
 
   #onRequestRejected(message) {
@@ -349,6 +363,9 @@ export class HelperLaunch {
   }
 
   #kill(signal) {
+    // Exited, its exit not delivered yet: a kill reaches a zombie (true, as Node's
+    // does). Its id may already be free, so nothing is sent.
+    if (this.#exitPending) return true;
     if (this.#state === "starting") {
       this.#pendingKill = signal;
       return true;

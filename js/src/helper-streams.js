@@ -28,7 +28,8 @@ export class HelperOutput extends Readable {
    *   `credit` the helper sends without limit (execute-to-completion calls).
    */
   constructor({ grant, credit } = {}) {
-    super({ highWaterMark: 64 * 1024 });
+    // The default mark, as child_process's sockets have (16 KiB on Node 20, 64 KiB from 22).
+    super();
     this.#grant = grant;
     this.#credit = credit;
     this.#outstanding = credit ?? 0;
@@ -65,12 +66,21 @@ export class HelperInput extends Writable {
   #end;
   #inFlight = 0;
   #waiting = null;
+  #closed = false;
 
-  /** @param {{ send: (bytes: Uint8Array, onFlushed: () => void) => void, end: () => void }} io */
+  /**
+   * @param {{ send: (bytes: Uint8Array, onFlushed: () => void) => void, end: () => void }} io
+   *   end: close the child's stdin (after what was sent), once
+   */
   constructor({ send, end }) {
     super();
     this.#send = send;
     this.#end = end;
+  }
+
+  /** Node's stdin is a socket that says readable: false (test-child-process-stdin.js checks it). */
+  get readable() {
+    return false;
   }
 
   _write(chunk, encoding, callback) {
@@ -99,16 +109,27 @@ export class HelperInput extends Writable {
 
   _final(callback) {
     try {
-      this.#end();
+      this.#closeInput();
       callback();
     } catch (error) {
       callback(error);
     }
   }
 
+  // As destroying Node's socket closes the pipe: the child reads EOF (a `cat` ends)
+  // instead of waiting for input that will never come.
   _destroy(error, callback) {
     this.#waiting = null;
+    try {
+      this.#closeInput();
+    } catch { /* the helper is gone: so is the pipe */ }
     callback(error);
+  }
+
+  #closeInput() {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#end();
   }
 
   /** Backend: a `written` message acknowledged `bytes`. */

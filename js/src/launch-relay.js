@@ -126,7 +126,7 @@ export class LaunchRelay {
     if (this.#state === "waiting") {
       this.#early.push(["write", Buffer.from(bytes)]);
       process.nextTick(onFlushed);
-    } else if (this.#state === "open") {
+    } else if (this.#state === "open" && this.#owesMore()) {
       this.#channel.sendBytes("write", this.#id, bytes, onFlushed);
     } else {
       process.nextTick(onFlushed);
@@ -135,7 +135,9 @@ export class LaunchRelay {
 
   #sendForChild(name, bytes) {
     if (this.#state === "waiting") this.#early.push([name, bytes]);
-    else if (this.#state === "closed") return;
+    // Closed, or the helper has said all it owes (the id may be another child's by
+    // now: between the exit message and `exit`, and until `close`).
+    else if (this.#state === "closed" || !this.#owesMore()) return;
     // IPC chunks are our own serialized buffers, never reused: they go out uncopied.
     else if (name === "send") this.#channel.sendBytes(name, this.#id, bytes, () => {});
     else this.#channel.send(name, bytes === undefined ? [this.#id] : [this.#id, bytes]);

@@ -33,7 +33,10 @@ export function spawnRequestOptions(r) {
   if (r.detached) options.detached = true;
   if (r.timeout > 0) options.timeout_ms = r.timeout;
   if (r.killSignal !== "SIGTERM") options.kill_signal = r.killSignal;
-  if (r.kind === "exec" && Number.isFinite(r.maxBuffer)) options.max_buffer = Math.floor(r.maxBuffer);
+  // maxBuffer is applied by exec-run.js as Node's execFile applies it: a decoded chunk
+  // that crosses it keeps maxBuffer - before characters, which can take up to three
+  // bytes each. The helper stops relaying (and ends the child) only past that.
+  if (r.kind === "exec" && Number.isFinite(r.maxBuffer)) options.max_buffer = Math.min(Math.floor(r.maxBuffer) * 3, Number.MAX_SAFE_INTEGER);
   if (r.kind === "spawn") options.credit = OUTPUT_CREDIT;
   if (r.ipc) options.ipc = true;
   if (r.uid !== undefined) options.uid = r.uid;

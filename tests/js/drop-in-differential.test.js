@@ -23,9 +23,9 @@ const THROWN_BY_NODE_ONLY = new Set([
   "spawn: a cwd that is a file throws",
 ]);
 
-// Where Node's execFile stops reading at maxBuffer the child has usually already
-// exited on its own (its output fits in the pipe); the helper stops relaying and ends
-// it. How the child ended is a race in both; the error, output and `killed` are not.
+// Where execFile stops reading at maxBuffer and kills the child, the child has often
+// already exited on its own (its output fits in the pipe). How the child ended is a
+// race, in Node too; the error, output and `killed` are not.
 const ENDING_IS_A_RACE = new Set(["maxBuffer exceeded on stdout", "maxBuffer exceeded on stderr", "maxBuffer 0 with output", "maxBuffer with buffer encoding"]);
 
 function withoutEnding(outcome) {

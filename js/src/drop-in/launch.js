@@ -61,6 +61,9 @@ export function execFile(file, args, options, callback) {
   if (reason) return viaNode("execFile", reason, arguments);
   const execOptions = {};
   for (const name of EXEC_FILE_OPTIONS) if (call.options[name] !== undefined) execOptions[name] = call.options[name];
+  // Node's execFile spreads the options over its defaults: an `encoding` given as
+  // undefined replaces "utf8", and is not an encoding, so the outputs are Buffers.
+  if (Object.hasOwn(call.options, "encoding") && call.options.encoding === undefined) execOptions.encoding = "buffer";
   let request;
   try {
     request = normalizeExecRequest(call.file, call.args, { ...execOptions, signal: undefined });
