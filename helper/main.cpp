@@ -18,7 +18,7 @@
 #include "termination_signals.hpp"
 #include "process.hpp"
 #include "session.hpp"
-#include "sync_fifos.hpp"
+#include "sync_socket.hpp"
 
 #ifndef SPAWNHOST_VERSION
 #error "SPAWNHOST_VERSION must be defined by the build (from js/package.json)"
@@ -105,7 +105,7 @@ int main(int argc, char** argv) {
   // Node's blocking calls then report that it never said hello there.
   std::optional<spawnhost::session> sync_session;
   if (args.sync_fd >= 0) {
-    spawnhost::sync_fifo_ends ends;
+    spawnhost::sync_socket_ends ends;
     if (const std::error_code error = spawnhost::open_sync_socket(args.sync_fd, ends)) {
       std::fprintf(stderr, "spawnhost-helper: no sync channel on fd %d: %s\n", args.sync_fd, error.message().c_str());
     } else {

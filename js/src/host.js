@@ -207,7 +207,7 @@ export class ProcessHost {
   _spawnSync(request) {
     this.#checkOpen();
     if (this.#transport) {
-      // The sync channel is a pair of FIFOs beside this process: no transport carries it,
+      // The sync channel is a socket in the local helper's stdio: no transport carries it,
       // and running the command here instead would run it on the wrong machine.
       const error = new Error(`spawnSync and the other blocking calls cannot reach a host ${this.#transport.label}: use execFile or spawn`);
       error.code = "ERR_SPAWNHOST_REMOTE_SYNC";

@@ -176,7 +176,7 @@ test("a helper killed while a call waits fails the call with a clear error", asy
 });
 
 test("a helper that made no sync channel fails the call clearly, after a bounded wait", async () => {
-  const wrapper = new URL("../fixtures/helper-no-sync-fifos.sh", import.meta.url).pathname;
+  const wrapper = new URL("../fixtures/helper-no-sync-socket.sh", import.meta.url).pathname;
   process.env.SPAWNHOST_REAL_HELPER = locateHelper();
   const host = new ProcessHost({ fallback: "error", helperPath: wrapper, helperTimeoutMs: 300 });
   try {

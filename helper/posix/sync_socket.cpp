@@ -1,4 +1,4 @@
-#include "sync_fifos.hpp"
+#include "sync_socket.hpp"
 
 #include <fcntl.h>
 #include <sys/socket.h>
@@ -17,7 +17,7 @@ constexpr int reply_buffer_bytes = 1 << 20;
 
 }  // namespace
 
-std::error_code open_sync_socket(int fd, sync_fifo_ends& out) noexcept {
+std::error_code open_sync_socket(int fd, sync_socket_ends& out) noexcept {
   struct stat st {};
   if (::fstat(fd, &st) != 0) return {errno, std::generic_category()};
   if (!S_ISSOCK(st.st_mode)) return std::make_error_code(std::errc::not_a_socket);

@@ -1,13 +1,13 @@
 // The sync channel's socket (docs/sync.md): Node's blocking calls (spawnSync, an early
 // `pid` read) write requests into it and read answers from it with non-blocking system
-// calls, while its event loop, which owns stdin/stdout, cannot run. (The file keeps its
-// old name: the channel was two FIFOs in a directory before issue 22.)
+// calls, while its event loop, which owns stdin/stdout, cannot run.
+// (Before issue 22 it was two FIFOs in a directory of TMPDIR; docs/sync.md says why not.)
 #pragma once
 #include <system_error>
 
 namespace spawnhost {
 
-struct sync_fifo_ends {
+struct sync_socket_ends {
   int request = -1;  // frames from Node: our end, read on the event loop
   int reply = -1;    // frames to Node (a second descriptor for the same socket)
 };
@@ -17,6 +17,6 @@ struct sync_fifo_ends {
 // is a stream socket, makes it non-blocking and close-on-exec, and gives the reply side
 // a descriptor of its own (the two asio streams each own theirs).
 // Windows: not supported (std::errc::not_supported); Node falls back there.
-std::error_code open_sync_socket(int fd, sync_fifo_ends& out) noexcept;
+std::error_code open_sync_socket(int fd, sync_socket_ends& out) noexcept;
 
 }  // namespace spawnhost
