@@ -9,8 +9,8 @@ import { spawnSync as nodeSpawnSync, execFileSync } from "node:child_process";
 import { cpus, loadavg, totalmem } from "node:os";
 import { fileURLToPath } from "node:url";
 import { ProcessHost } from "spawnhost";
-import { HelperBackend } from "../js/src/backend-helper.js";
-import { normalizeSpawnRequest } from "../js/src/options.js";
+import { HelperBackend } from "../js/src/host/backend-helper.js";
+import { normalizeSpawnRequest } from "../js/src/core/options.js";
 import { allocateBallast } from "./lib/ballast.mjs";
 
 const arg = (name, fallback) => {

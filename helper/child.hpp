@@ -103,7 +103,7 @@ class child : public std::enable_shared_from_this<child> {
   write_outcome write_now(sink s, const char* data, std::size_t size);
   child_pipe& async_target(sink s) { return s == sink::to_stdin ? input_->pipe() : *stream_of(3).pipe; }
   // Quiet acknowledgements held back past this many bytes go out: Node's send window
-  // (helper-ipc.js SEND_HIGH_WATER, 128 KiB) must keep moving.
+  // (js/src/launch/ipc.js SEND_HIGH_WATER, 128 KiB) must keep moving.
   static constexpr std::uint64_t quiet_ack_limit = 32 * 1024;
   void queue_write(sink s, std::string_view bytes, bool quiet = false);
   void flush_acknowledgement(sink s);

@@ -85,7 +85,7 @@ export function renderJs(s) {
 
 const outputs = [
   [join(root, "helper/protocol_generated.hpp"), renderCpp(schema)],
-  [join(root, "js/src/protocol-generated.js"), renderJs(schema)],
+  [join(root, "js/src/protocol/generated.js"), renderJs(schema)],
 ];
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -7,7 +7,7 @@ import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { dirname, join } from "node:path";
 import { encode } from "@msgpack/msgpack";
-import { PROTOCOL_VERSION } from "../js/src/protocol-generated.js";
+import { PROTOCOL_VERSION } from "../js/src/protocol/generated.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const bin = (hex) => ({ $bin: hex });

@@ -10,8 +10,8 @@ import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlin
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { PLATFORM_PACKAGES } from "../../js/src/platform-package.js";
-import { foreignExecutableFormat } from "../../js/src/helper-format.js";
+import { PLATFORM_PACKAGES } from "../../js/src/helper/platform-package.js";
+import { foreignExecutableFormat } from "../../js/src/helper/format.js";
 import { inProject } from "./support/project.js";
 
 const repo = fileURLToPath(new URL("../../", import.meta.url));

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { PLATFORM_PACKAGES, helperInPackage } from "../../js/src/platform-package.js";
+import { PLATFORM_PACKAGES, helperInPackage } from "../../js/src/helper/platform-package.js";
 import { ProcessHost } from "spawnhost";
 import { inProject } from "./support/project.js";
 

@@ -246,8 +246,8 @@ if (helperMode) {
       const cwd = process.cwd;
       process.cwd = () => { throw Object.assign(new Error("cwd unavailable"), { code: "EPERM" }); };
       try {
-        await assert.rejects(host.execFile("true"), /cwd unavailable/); // the lean path (exec-call.js)
-        await assert.rejects(host.spawn("true"), /cwd unavailable/); // the full one (helper-launch.js)
+        await assert.rejects(host.execFile("true"), /cwd unavailable/); // the lean path (launch/exec-call.js)
+        await assert.rejects(host.spawn("true"), /cwd unavailable/); // the full one (launch/helper-launch.js)
       } finally {
         process.cwd = cwd;
       }

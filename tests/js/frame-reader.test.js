@@ -3,8 +3,8 @@
 // decode gives, however the bytes are split, and to the same errors.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { FrameReader, encodeFrame } from "../../js/src/protocol.js";
-import { ProtocolError } from "../../js/src/errors.js";
+import { FrameReader, encodeFrame } from "../../js/src/protocol/frames.js";
+import { ProtocolError } from "../../js/src/core/errors.js";
 
 const payload = (size) => Buffer.from(Array.from({ length: size }, (_, i) => (i * 31 + 7) & 0xff));
 

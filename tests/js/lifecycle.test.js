@@ -212,7 +212,7 @@ if (modes().includes("helper")) {
       const launches = [];
       const host = new ProcessHost({ fallback: "error", onLaunch: (launch) => launches.push(launch) });
       await host.execFile("true"); // the helper is running: the next calls measure only their launch
-      // execFile takes the lean path (exec-call.js), spawn the full one (helper-launch.js).
+      // execFile takes the lean path (launch/exec-call.js), spawn the full one (launch/helper-launch.js).
       const ways = [["exec", () => host.execFile("true")], ["spawn", async () => once(await host.spawn("true"), "close")]];
       for (const [kind, run] of ways) {
         const started = performance.now();

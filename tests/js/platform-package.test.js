@@ -6,7 +6,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:f
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { findPlatformHelper, platformPackageName, PLATFORM_PACKAGES, helperInPackage } from "../../js/src/platform-package.js";
+import { findPlatformHelper, platformPackageName, PLATFORM_PACKAGES, helperInPackage } from "../../js/src/helper/platform-package.js";
 
 const VERSION = createRequire(import.meta.url)("../../js/package.json").version;
 const roots = [];

@@ -119,7 +119,7 @@ if (modes().includes("helper") && process.platform === "linux") {
 describe("OrphanGuard", () => {
   test("kills only the non-detached children whose exit was not reported", async () => {
     const { spawn } = await import("node:child_process");
-    const { OrphanGuard } = await import("../../js/src/orphan-guard.js");
+    const { OrphanGuard } = await import("../../js/src/helper/orphan-guard.js");
     const sleepers = Array.from({ length: 3 }, () => spawn("sleep", ["30"], { stdio: "ignore" }));
     const guard = new OrphanGuard();
     guard.noteSent("spawn", [1, "sleep", ["30"], {}]);

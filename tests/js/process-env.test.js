@@ -1,5 +1,5 @@
 // A launch without `env` sees process.env exactly as it is at the call, however it was
-// changed on the line before, with and without trackEnv (js/src/process-env.js). The
+// changed on the line before, with and without trackEnv (js/src/core/process-env.js). The
 // tracked mode's Proxy is installed in this test process on purpose: process.env must
 // still behave as process.env for everything else that reads it.
 import { describe, test, after } from "node:test";
@@ -9,7 +9,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { promisify, types } from "node:util";
 import { modes, hostFor } from "./support/modes.js";
-import { readProcessEnv } from "../../js/src/process-env.js";
+import { readProcessEnv } from "../../js/src/core/process-env.js";
 
 const cpExec = promisify(cpExecFile);
 const printX = ["-c", "printf %s \"${SPAWNHOST_T_X-unset}\""];

@@ -4,9 +4,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { decodeOneFrame, encodeFrame } from "../../js/src/protocol.js";
-import { DIRECTION, MSG } from "../../js/src/protocol-generated.js";
-import { ProtocolError } from "../../js/src/errors.js";
+import { decodeOneFrame, encodeFrame } from "../../js/src/protocol/frames.js";
+import { DIRECTION, MSG } from "../../js/src/protocol/generated.js";
+import { ProtocolError } from "../../js/src/core/errors.js";
 
 const { vectors } = JSON.parse(readFileSync(new URL("../../schema/vectors.json", import.meta.url), "utf8"));
 const NAME_BY_CODE = new Map(Object.entries(MSG).map(([name, code]) => [code, name]));
@@ -48,7 +48,7 @@ for (const vector of vectors.filter((v) => !v.valid)) {
 }
 
 test("a frame split into 1-byte reads decodes to the same message", async () => {
-  const { FrameReader } = await import("../../js/src/protocol.js");
+  const { FrameReader } = await import("../../js/src/protocol/frames.js");
   const bytes = encodeFrame("data", [7, 1, Buffer.from("hello")]);
   const reader = new FrameReader("to_node");
   const messages = [];
@@ -58,7 +58,7 @@ test("a frame split into 1-byte reads decodes to the same message", async () => 
 });
 
 test("several frames in one read all decode, in order", async () => {
-  const { FrameReader } = await import("../../js/src/protocol.js");
+  const { FrameReader } = await import("../../js/src/protocol/frames.js");
   const bytes = Buffer.concat([encodeFrame("eof", [3, 1]), encodeFrame("eof", [3, 2]), encodeFrame("written", [3, 9])]);
   const messages = new FrameReader("to_node").push(bytes);
   assert.deepEqual(messages.map((m) => [m.name, ...m.values]), [["eof", 3, 1], ["eof", 3, 2], ["written", 3, 9]]);

@@ -136,7 +136,7 @@ for (const [key, values] of Object.entries(KEYS)) {
 // 25; Node 26 reads its own environment block).
 const LAYER_VALUES = { encoding: ["buffer", "hex"], signal: ["aborted", "yes"] };
 const { VALUES } = await import("../fixtures/pollution.mjs");
-const { normalizeExecRequest, normalizeForkRequest, normalizeSpawnRequest } = await import("../../js/src/options.js");
+const { normalizeExecRequest, normalizeForkRequest, normalizeSpawnRequest } = await import("../../js/src/core/options.js");
 const { execArguments, execFileArguments, forkArguments, spawnArguments } = await import("../../js/src/drop-in/arguments.js");
 const NODE_MAJOR = Number(process.versions.node.split(".")[0]);
 const LAYER_CALLS = {

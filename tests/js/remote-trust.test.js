@@ -10,8 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ProcessHost, HelperExitedError } from "spawnhost";
 import { modes, rejection } from "./support/modes.js";
-import { fileDigest } from "../../js/src/bootstrap.js";
-import { locateHelper } from "../../js/src/locate-helper.js";
+import { fileDigest } from "../../js/src/helper/bootstrap.js";
+import { locateHelper } from "../../js/src/helper/locate.js";
 
 const HELPER = modes().includes("helper") ? locateHelper() : undefined;
 const VERSION = JSON.parse(readFileSync(new URL("../../js/package.json", import.meta.url))).version;

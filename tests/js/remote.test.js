@@ -10,8 +10,8 @@ import { join } from "node:path";
 import { ProcessHost, HelperExitedError } from "spawnhost";
 import { modes, once, rejection } from "./support/modes.js";
 import { sshdUnavailable, startSshd } from "./support/sshd.js";
-import { fileDigest } from "../../js/src/bootstrap.js";
-import { locateHelper } from "../../js/src/locate-helper.js";
+import { fileDigest } from "../../js/src/helper/bootstrap.js";
+import { locateHelper } from "../../js/src/helper/locate.js";
 
 const unavailable = !modes().includes("helper") ? "SPAWNHOST_TEST_MODES has no helper mode" : sshdUnavailable();
 if (unavailable && process.env.CI === "true" && modes().includes("helper")) {

@@ -4,7 +4,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { OUTPUT_CREDIT } from "../../js/src/spawn-request.js";
+import { OUTPUT_CREDIT } from "../../js/src/protocol/spawn-request.js";
 import { modes, hostFor, once } from "./support/modes.js";
 
 const realHelper = process.env.SPAWNHOST_HELPER_PATH || fileURLToPath(new URL("../../build/spawnhost-helper", import.meta.url));

@@ -4,9 +4,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { decodeOneFrame, encodeFrame } from "../../js/src/protocol.js";
-import { encodeSpawnFrame } from "../../js/src/spawn-frame.js";
-import { MSG } from "../../js/src/protocol-generated.js";
+import { decodeOneFrame, encodeFrame } from "../../js/src/protocol/frames.js";
+import { encodeSpawnFrame } from "../../js/src/protocol/spawn-frame.js";
+import { MSG } from "../../js/src/protocol/generated.js";
 
 const { vectors } = JSON.parse(readFileSync(new URL("../../schema/vectors.json", import.meta.url), "utf8"));
 

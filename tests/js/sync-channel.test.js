@@ -7,7 +7,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ProcessHost } from "spawnhost";
-import { locateHelper } from "../../js/src/locate-helper.js";
+import { locateHelper } from "../../js/src/helper/locate.js";
 
 const fixture = (name) => new URL(`../fixtures/${name}`, import.meta.url).pathname;
 const realHelper = locateHelper();

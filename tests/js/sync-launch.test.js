@@ -7,7 +7,7 @@ import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { hostFor } from "./support/modes.js";
 import { ProcessHost } from "spawnhost";
-import { locateHelper } from "../../js/src/locate-helper.js";
+import { locateHelper } from "../../js/src/helper/locate.js";
 
 const host = hostFor("helper");
 after(() => host.shutdown());

@@ -5,9 +5,9 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { readFileSync, readdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { HelperBackend } from "../../js/src/backend-helper.js";
-import { normalizeSpawnRequest } from "../../js/src/options.js";
-import { locateHelper } from "../../js/src/locate-helper.js";
+import { HelperBackend } from "../../js/src/host/backend-helper.js";
+import { normalizeSpawnRequest } from "../../js/src/core/options.js";
+import { locateHelper } from "../../js/src/helper/locate.js";
 
 const backends = [];
 after(() => Promise.all(backends.map((backend) => backend.shutdown())));
@@ -114,8 +114,8 @@ test("an early pid read costs about as much as a spawnSync, not a fork of Node",
 test("spawnSync and early pids create processes only on the helper's threads", { skip: !hasStrace() && "strace is not installed" }, () => {
   const dir = mkdtempSync(`${tmpdir()}/spawnhost-strace-`);
   const script = `
-    import { HelperBackend } from ${JSON.stringify(new URL("../../js/src/backend-helper.js", import.meta.url).href)};
-    import { normalizeSpawnRequest } from ${JSON.stringify(new URL("../../js/src/options.js", import.meta.url).href)};
+    import { HelperBackend } from ${JSON.stringify(new URL("../../js/src/host/backend-helper.js", import.meta.url).href)};
+    import { normalizeSpawnRequest } from ${JSON.stringify(new URL("../../js/src/core/options.js", import.meta.url).href)};
     const backend = new HelperBackend({ onUnhandledChildError() {}, restart: false, killGraceMs: 5000, answerMs: 10000, platform: process.platform });
     for (let i = 0; i < 3; i++) backend.spawnSync({ file: "/bin/true", args: [], envPairs: [], stdio: ["pipe", "pipe", "pipe"] });
     const { child } = backend.launch(normalizeSpawnRequest("/bin/true", [], {}));

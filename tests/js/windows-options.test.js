@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ProcessHost } from "spawnhost";
-import { normalizeExecRequest, normalizeForkRequest, normalizeSpawnRequest } from "../../js/src/options.js";
+import { normalizeExecRequest, normalizeForkRequest, normalizeSpawnRequest } from "../../js/src/core/options.js";
 
 const win32 = { platform: "win32" };
 

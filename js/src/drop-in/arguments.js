@@ -5,14 +5,14 @@
 // not rejected here. It is handed to node:child_process itself, which throws its own
 // error (class, code and message, synchronously) or, where Node accepts what we did
 // not, runs it (counted as a fallback). So only the valid calls are normalized here,
-// and then by options.js, the one options layer; nothing re-implements Node's messages.
+// and then by core/options.js, the one options layer; nothing re-implements Node's messages.
 //
 // Options are read as Node reads them: from a copy of their own properties
-// (options.js, ownOptions), at the point where Node copies them, so that what someone
+// (core/options.js, ownOptions), at the point where Node copies them, so that what someone
 // put on Object.prototype is ignored where Node ignores it, and read only where Node
 // still reads the caller's object itself (execFile's argv0 and execFileSync's stdio).
 import { constants as osConstants } from "node:os";
-import { ownOptions } from "../options.js";
+import { ownOptions } from "../core/options.js";
 import { nodeChildProcess } from "./shared-host.js";
 
 const STDIO_NAMES = new Set(["pipe", "ignore", "inherit"]);
@@ -155,8 +155,8 @@ export function stdioMisfit(stdio, { ipcAllowed }) {
   return null;
 }
 
-// The checks where options.js would accept what Node rejects; everything else that is
-// wrong, options.js rejects too, and the call then goes to Node as well.
+// The checks where core/options.js would accept what Node rejects; everything else that is
+// wrong, core/options.js rejects too, and the call then goes to Node as well.
 function commonOptionsValid(o) {
   if (o.signal !== undefined && !(o.signal !== null && typeof o.signal === "object" && "aborted" in o.signal)) return false;
   for (const id of [o.uid, o.gid]) {

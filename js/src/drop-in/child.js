@@ -5,8 +5,8 @@
 // re-emitted here with Node's fields set first, so listeners see what Node shows.
 import { EventEmitter } from "node:events";
 import { deprecate, getSystemErrorMap } from "node:util";
-import { AbortError, ipcDisconnected } from "../errors.js";
-import { checkMessage, sendArguments } from "../host-child.js";
+import { AbortError, ipcDisconnected } from "../core/errors.js";
+import { checkMessage, sendArguments } from "../launch/host-child.js";
 import { asNodeError } from "./node-errors.js";
 import { nodeChildProcess } from "./shared-host.js";
 
@@ -37,7 +37,7 @@ export class DropInChildProcess extends EventEmitter {
   #translateError;
 
   /**
-   * @param {import("../host-child.js").HostChild} hostChild released by the caller
+   * @param {import("../launch/host-child.js").HostChild} hostChild released by the caller
    * @param {Promise<void>} launched the launch's outcome (rejected: nothing ran)
    * @param {{ ipc?: boolean, signal?: AbortSignal, killSignal?: string, timeout?: number,
    *   translateError?: (error: Error) => Error }} [how] signal and timeout: handled here

@@ -1,10 +1,10 @@
 // spawn, fork, execFile and exec of the drop-in face: each shifts its arguments as Node
-// does (arguments.js), normalizes them with options.js, and starts the launch on the
+// does (arguments.js), normalizes them with core/options.js, and starts the launch on the
 // shared host, returning a ChildProcess at once. A call the helper cannot honour is
 // run by node:child_process itself, and counted with its reason.
 import { promisify } from "node:util";
-import { normalizeExecRequest, normalizeForkRequest, normalizeSpawnRequest } from "../options.js";
-import { collectOutput } from "../exec-run.js";
+import { normalizeExecRequest, normalizeForkRequest, normalizeSpawnRequest } from "../core/options.js";
+import { collectOutput } from "../launch/exec-run.js";
 import { execArguments, execFileArguments, forkArguments, spawnArguments, stdioMisfit, warnShellWithArgs } from "./arguments.js";
 import { DropInChildProcess } from "./child.js";
 import { asNodeError } from "./node-errors.js";
@@ -52,7 +52,7 @@ export function fork(modulePath, args = [], options) {
 
 /**
  * child_process.execFile through the helper: output gathered (and maxBuffer enforced)
- * by the helper and exec-run.js, the callback called as Node's.
+ * by the helper and launch/exec-run.js, the callback called as Node's.
  * @returns {import("node:child_process").ChildProcess}
  */
 export function execFile(file, args, options, callback) {

@@ -2,7 +2,7 @@
 // errors for the same failures (HostSpawnError, HostExecError) carry the same fields
 // and messages; here they become the plain Error (or RangeError) Node creates, with
 // the fields in Node's order and none that Node's callbacks do not have.
-import { SpawnhostError } from "../errors.js";
+import { SpawnhostError } from "../core/errors.js";
 
 // Fields spawnhost adds for promisified calls; Node's callback errors have none of them
 // (its promisify.custom adds stdout and stderr itself).

@@ -2,7 +2,7 @@
 // register.js replaces them), the one default ProcessHost every drop-in call uses, its
 // options (configure() or SPAWNHOST_OPTIONS), and the launch counts stats() reports.
 import { createRequire } from "node:module";
-import { ProcessHost } from "../host.js";
+import { ProcessHost } from "../host/host.js";
 
 // The CommonJS module object is what register.js patches (and what ESM named imports
 // are synced from), so the originals are read from it once, at load time.

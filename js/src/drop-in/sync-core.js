@@ -1,7 +1,7 @@
 // The one place a synchronous launch is carried out. It takes a request normalized by
 // sync.js and returns the raw outcome; sync.js shapes that into Node's results and
 // errors. The shared host runs it: through the helper's blocking channel in helper mode
-// (sync-launch.js), so that the call costs the same whatever this process's size.
+// (sync/launch.js), so that the call costs the same whatever this process's size.
 
 /**
  * @typedef {object} SyncRequest
@@ -36,7 +36,7 @@
 /**
  * Runs a synchronous launch to completion.
  * @param {SyncRequest} request
- * @param {import("../host.js").ProcessHost} host the shared host
+ * @param {import("../host/host.js").ProcessHost} host the shared host
  * @returns {{ outcome: SyncOutcome, fallbackReason: string|null }} fallbackReason: the
  *   launch did not go through the helper, and why
  */

@@ -1,9 +1,9 @@
 // spawnSync, execFileSync and execSync of the drop-in face. All three share one
-// normalization (arguments.js, then options.js) and one core, runSyncRequest
+// normalization (arguments.js, then core/options.js) and one core, runSyncRequest
 // (sync-core.js); this file shapes the core's raw outcome into Node's result objects
 // and errors, field for field.
-import { normalizeSpawnRequest } from "../options.js";
-import { errnoOf } from "../errors.js";
+import { normalizeSpawnRequest } from "../core/options.js";
+import { errnoOf } from "../core/errors.js";
 import { execArguments, execFileArguments, spawnArguments, stdioMisfit, warnShellWithArgs } from "./arguments.js";
 import { runSyncRequest } from "./sync-core.js";
 import { countFallback, countHelperLaunch, sharedHost } from "./shared-host.js";

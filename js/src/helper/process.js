@@ -1,0 +1,75 @@
+// Starting one helper: the only process a spawnhost thread creates itself. Locally it
+// is the helper binary, with Node's stdio passed on and the sync channel's socket; over
+// a transport (helper/transport.js) it is the command that reaches a helper elsewhere.
+import { fstatSync } from "node:fs";
+import { createRequire } from "node:module";
+import { isMainThread } from "node:worker_threads";
+import { startTransport } from "./transport.js";
+
+// node:child_process's own spawn, read once at load: spawnhost/register later replaces
+// the builtin's exports (ESM named imports included), and the helper must not be
+// started through the helper.
+const { spawn } = createRequire(import.meta.url)("node:child_process");
+
+/** This package's version: the helper's hello must name the same. */
+export const PACKAGE_VERSION = createRequire(import.meta.url)("../../package.json").version;
+
+/**
+ * @typedef {object} StartedHelper
+ * @property {import("node:child_process").ChildProcess} process the helper, or the transport
+ * @property {import("node:stream").Writable} input where frames go: its stdin, or fd 6
+ * @property {boolean} leftParent it forks away from `process` (started from a worker thread)
+ * @property {import("node:net").Socket|null} syncSocket Node's end of the sync channel's socket
+ *   (docs/sync.md), for a SyncChannel; null where there is none
+ * @property {import("./bootstrap.js").BootstrapReader|null} bootstrap reads the bootstrap's lines first
+ * @property {string} label how errors name it: the helper's path, or the transport
+ */
+
+/**
+ * @param {{ helperPath?: string, launchThreads?: number, graceMs: number, platform: string,
+ *   transport?: object }} options
+ * @returns {StartedHelper}
+ */
+export function startHelper({ helperPath, launchThreads, graceMs, platform, transport }) {
+  const args = [];
+  if (launchThreads) args.push("--launch-threads", String(launchThreads));
+  // Also the helper's grace when Node exits or dies and its stdin reaches EOF.
+  args.push("--grace-ms", String(graceMs));
+  if (transport) {
+    // Across a transport: no inherited fds, no sync socket, no leaving the parent.
+    const { process, bootstrap } = startTransport(transport, args, helperPath);
+    return { process, input: process.stdin, leftParent: false, syncSocket: null, bootstrap, label: transport.label };
+  }
+  // The helper's own fds 0-2 carry the protocol, so Node's fds 0-2 reach it as 3-5,
+  // for children whose stdio is "inherit".
+  args.unshift("--inherit-fds", "3,4,5");
+  // libuv reaps a child only on the loop that started it: a helper outliving the
+  // worker that started it would stay a zombie until Node exits. Such a helper forks
+  // away from the process Node watches, which exits at once; Node then destroys that
+  // process's stdin, so frames go through an extra pipe, fd 6, instead.
+  const leftParent = !isMainThread && platform !== "win32";
+  if (leftParent) args.push("--leave-parent", "--input-fd", "6");
+  const inherited = [0, 1, 2].map((fd) => (isOpen(fd) ? fd : "ignore"));
+  const stdio = leftParent ? ["ignore", "pipe", "pipe", ...inherited, "pipe"] : ["pipe", "pipe", "pipe", ...inherited];
+  // The sync channel: one more stdio pipe, a socketpair libuv makes with the helper's
+  // other pipes. It has no name, so no other process can reach it, and needs nothing
+  // from the environment (docs/sync.md). The Windows helper has none: blocking calls
+  // fall back there.
+  const syncFd = platform !== "win32" ? stdio.length : -1;
+  if (syncFd >= 0) {
+    stdio.push("pipe");
+    args.push("--sync-fd", String(syncFd));
+  }
+  const child = spawn(helperPath, args, { stdio, windowsHide: true });
+  const syncSocket = syncFd >= 0 ? child.stdio[syncFd] ?? null : null;
+  return { process: child, input: leftParent ? child.stdio[6] : child.stdin, leftParent, syncSocket, bootstrap: null, label: helperPath };
+}
+
+function isOpen(fd) {
+  try {
+    fstatSync(fd);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,396 @@
+// One launch in helper mode: sends the spawn request, turns the helper's messages about
+// its id into HostChild state and events, and gives child_process's `close` semantics
+// (after exit and after every piped output has closed). How the child's streams relay
+// is launch/relay.js.
+import { AsyncResource } from "node:async_hooks";
+import { HostChild, watchAbortSignal } from "./host-child.js";
+import { LaunchRelay } from "./relay.js";
+import { EXIT_FLAG } from "../protocol/generated.js";
+import { spawnRequestOptions } from "../protocol/spawn-request.js";
+import { encodeSpawnFrame } from "../protocol/spawn-frame.js";
+import { awaitSpawnedPid } from "../sync/launch.js";
+import { AbortError, ProtocolError, spawnFailure } from "../core/errors.js";
+
+// The helper applies `timeout` to the running process. A launch the helper has not
+// even started this long after its deadline (every launch thread stuck) is given up
+// on the calling thread, and reported as the timeout it is.
+const LAUNCH_DEADLINE_GRACE_MS = 1000;
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Drives one child through starting → launching → running → exited → closed. */
+export class HelperLaunch {
+  /** @type {HostChild} */ child;
+  /** Settles when the process exists or failed in the way spawn() resolves with. */
+  launched;
+
+  #channel;
+  #request;
+  #onLaunch;
+  #id = 0;
+  #state = "starting";
+  #pendingKill = null;
+  #abortedBeforeCall = false;
+  /** @type {LaunchRelay} */
+  #relay;
+  #refHeld = false;
+  #closesNeeded = 1;
+  // Messages the helper still owes about this id (exit, one eof per piped output);
+  // the id may be reused only after all of them.
+  #helperOwes = 1;
+  #launchedSettle;
+  #launchDeadline = null;
+  // Given up before the helper answered (launch deadline): the id stays ours, and what
+  // the helper still says about it is only counted, until it has said all of it.
+  #abandoned = false;
+  // The launching call's async context: the helper's messages about this child (read
+  // from its stdout, in the context of whoever started it) are handled in it.
+  #scope = new AsyncResource("SPAWNHOST_CHILD");
+  // The helper reported the exit, which is delivered a loop turn later (#onExit).
+  #exitPending = false;
+
+  /**
+   * @param {import("../helper/channel.js").Channel} channel
+   * @param {object} request normalized by core/options.js
+   * @param {{ onLaunch?: Function, onUnhandledChildError: Function }} hooks
+   */
+  constructor(channel, request, { onLaunch, onUnhandledChildError }) {
+    this.#channel = channel;
+    this.#request = request;
+    this.#onLaunch = onLaunch;
+    this.launched = new Promise((resolve, reject) => { this.#launchedSettle = { resolve, reject }; });
+    this.launched.catch(() => {}); // the caller observes it; don't report it twice
+    this.child = new HostChild({
+      spawnfile: request.spawnfile,
+      spawnargs: request.spawnargs,
+      onUnhandledError: onUnhandledChildError,
+      controller: {
+        kill: (signal) => this.#kill(signal),
+        ref: () => this.#ref(),
+        unref: () => this.#unref(),
+        send: (message, callback) => this.#relay.ipc.send(message, callback),
+        disconnect: () => this.#relay.ipc.disconnect(),
+        waitForPid: () => this.#waitForPid(),
+      },
+    });
+    this.#relay = new LaunchRelay(channel, request, this.child, {
+      onStreamClosed: () => this.#maybeClose(),
+      owesMore: () => this.#helperOwes > 0,
+    });
+    this.#closesNeeded += this.#relay.streams;
+    this.#helperOwes += this.#relay.streams;
+    this.#ref();
+    if (request.signal?.aborted) {
+      // Aborted before the call: it never starts. Decided here, synchronously, so the
+      // outcome does not depend on whether the helper is already up.
+      this.#pendingKill = request.killSignal;
+      this.#abortedBeforeCall = true;
+    } else {
+      watchAbortSignal(this.child, request.signal, request.killSignal);
+    }
+    if (request.timeout > 0) {
+      this.#launchDeadline = setTimeout(() => this.#launchOverdue(), Math.min(request.timeout + LAUNCH_DEADLINE_GRACE_MS, MAX_TIMER_MS));
+      this.#launchDeadline.unref();
+    }
+    channel.ready.then(() => this.#sendSpawn(), (error) => this.#onGone(error));
+  }
+
+  #sendSpawn() {
+    if (this.#state !== "starting") return;
+    if (this.#pendingKill !== null) {
+      this.#cancelled(this.#pendingKill);
+      return;
+    }
+    try {
+      this.#id = this.#channel.register({
+        onMessage: (name, values) => this.#onMessage(name, values),
+        onGone: (error) => this.#onGone(error),
+        onShutdown: (error) => this.#onShutdown(error),
+        scope: this.#scope,
+      });
+      this.#state = "launching";
+      try {
+        this.#channel.sendFrame(encodeSpawnFrame(this.#id, this.#request.spawnfile, this.#request.spawnargs.slice(1), spawnRequestOptions(this.#request)));
+      } catch (error) {
+        // Arguments and environment too big for one frame: exec would refuse them too
+        // (beyond ARG_MAX), so report what child_process reports.
+        if (!(error instanceof ProtocolError && error.category === "oversized")) throw error;
+        this.#onSpawnError("E2BIG", "queue");
+        return;
+      }
+      this.#relay.open(this.#id);
+    } catch (error) {
+      // Whatever failed after the id was taken, the id must not stay taken.
+      if (this.#state === "launching" && !this.#channel.gone) this.#releaseId();
+      this.#onGone(error);
+    }
+  }
+
+  // `pid` read before the helper answered: ask about this launch on the sync channel,
+  // blocking this thread until the helper knows its pid (or that it failed).
+  #waitForPid() {
+    if (this.child.pid !== undefined || this.#abandoned) return;
+    try {
+      if (this.#state === "starting") {
+        // Still waiting for the main channel's hello. The sync channel checks the
+        // same helper's hello on its own, so the spawn may go now.
+        if (this.#pendingKill !== null || !this.#channel.syncChannel()) return;
+        this.#sendSpawn();
+      }
+      if (this.#state !== "launching") return;
+      const pid = awaitSpawnedPid(this.#channel, this.#id);
+      if (pid !== undefined && this.child.pid === undefined) this.child.pid = pid;
+    } catch {
+      // The helper is gone: the main channel reports it to this child as usual.
+    }
+  }
+
+  #onMessage(name, values) {
+    if (this.#abandoned) return this.#absorb(name);
+    if (this.#relay.receive(name, values)) {
+      if (name !== "eof") return;
+      // An output's end closes its stream, which counts towards `close` as it closes;
+      // the IPC channel has no stream: its end counts now.
+      if (values[1] === 3) this.#maybeClose();
+      return this.#helperPaid();
+    }
+    switch (name) {
+      case "spawned": return this.#onSpawned(values);
+      case "spawn_error": return this.#onSpawnError(values[1], values[2]);
+      case "exit":
+        this.#onExit(values[1], values[2], values[3]);
+        return this.#helperPaid();
+      case "error": return this.#onRequestRejected(values[2]);
+    }
+  }
+
+  #onSpawned([, pid, createUs, queuedUs]) {
+    clearTimeout(this.#launchDeadline);
+    this.#state = "running";
+    this.child.pid = pid;
+    if (this.#relay.ipc) this.child._openChannel();
+    this.child._deliver("spawn");
+    this.#launchedSettle.resolve();
+    this.#onLaunch?.({ kind: this.#request.kind, file: this.#request.spawnfile, createMs: createUs / 1000, queuedMs: queuedUs / 1000 });
+  }
+
+  #onSpawnError(code, stage) {
+    clearTimeout(this.#launchDeadline);
+    if (code === "ECANCELED" && this.#pendingKill !== null) {
+      this.#cancelled(this.#pendingKill);
+      return;
+    }
+    if (code === "ETIMEDOUT" && stage === "queue") {
+      // It waited for a launch thread past its whole timeout and never started.
+      this.#releaseId();
+      this.#timedOutBeforeStart();
+      return;
+    }
+    const { error, emitted } = spawnFailure(code, this.#request.spawnfile, this.#request.spawnargs);
+    this.#releaseId();
+    if (!emitted) {
+      this.#finish();
+      this.#launchedSettle.reject(error);
+      return;
+    }
+    this.child.exitCode = error.errno;
+    this.#launchedSettle.resolve();
+    this.child._deliver("error", error);
+    this.#closeNow();
+  }
+
+  // Still not started a second after its deadline: the helper is told to drop it (or
+  // to kill it, should it start after all), and the caller hears of the timeout now.
+  // This thread may itself have been busy past the deadline, with the helper's answer
+  // unread in the socket: the decision waits for one poll phase, which reads it.
+  #launchOverdue() {
+    setImmediate(() => this.#giveUpIfNotStarted());
+  }
+
+  #giveUpIfNotStarted() {
+    if (this.#state === "launching") {
+      try { this.#channel.send("kill", [this.#id, this.#request.killSignal]); } catch { /* gone: nothing will start */ }
+      this.#abandoned = true;
+    } else if (this.#state !== "starting") {
+      return;
+    }
+    this.#timedOutBeforeStart();
+  }
+
+  // What the helper still says about an abandoned launch (spawned and killed at once,
+  // or dropped from the queue): counted until it has said everything, then the id is free.
+  #absorb(name) {
+    if (name === "spawn_error" || name === "error") this.#releaseId();
+    else if (name === "exit" || name === "eof") this.#helperPaid();
+  }
+
+  // The launch never produced a process before its deadline: a timeout, with the kill
+  // signal as the end, as child_process reports a child its timeout killed.
+  #timedOutBeforeStart() {
+    this.child.killed = true;
+    this.child._exitFlags = EXIT_FLAG.timed_out;
+    this.child.signalCode = this.#request.killSignal;
+    this.#launchedSettle.resolve();
+    this.#closeNow();
+  }
+
+  // A kill reached the launch before the process existed: it never runs.
+  #cancelled(signal) {
+    this.#releaseId();
+    this.child.signalCode = signal === 0 ? null : signal;
+    this.#launchedSettle.resolve();
+    if (this.#abortedBeforeCall) {
+      this.child.killed = true;
+      this.child._deliver("error", new AbortError(this.#request.signal.reason));
+    }
+    this.#closeNow();
+  }
+
+  // The helper sends a child's last output and the ends of its pipes before its exit,
+  // all in one batch. child_process hears each in a callback of its own, so a reader's
+  // `end` (a tick after the eof) and what the reader does next (a `for await` over the
+  // other output) come before `exit` and its flushStdio, which drains what nobody
+  // reads. The exit waits a loop turn here for the same order.
+  #onExit(status, signal, flags) {
+    this.#state = "exited";
+    this.#exitPending = true;
+    setImmediate(() => this.#deliverExit(status, signal, flags));
+  }
+
+  #deliverExit(status, signal, flags) {
+    this.#exitPending = false;
+    this.child.exitCode = signal === null ? status : null;
+    this.child.signalCode = signal;
+    this.child._exitFlags = flags;
+    if (flags & EXIT_FLAG.timed_out) this.child.killed = true; // the helper sent kill_signal
+    // As child_process does: stdin goes away with the process, and outputs nobody
+    // listens to are drained so that `close` can follow.
+    this.child.stdin?.destroy();
+    this.child._deliver("exit", this.child.exitCode, signal);
+    // Only once the caller could attach listeners (the child may exit before spawn()
+    // has even resolved), and on the next tick, as child_process's flushStdio: the
+    // `exit` listener's last chance to start reading.
+    this.child._afterDelivered(() => process.nextTick(() => {
+      for (const stream of [this.child.stdout, this.child.stderr]) {
+        if (stream && stream.readable && !stream._readableState.readableListening) stream.resume();
+      }
+      this.#maybeClose();
+    }));
+  }
+
+  #onRequestRejected(message) {
+    const error = new ProtocolError("rejected", `the helper rejected a request for this child: ${message}`);
+    if (this.#state === "launching") {
+      this.#releaseId();
+      this.#finish();
+      this.#launchedSettle.reject(error);
+    } else {
+      this.child._deliver("error", error);
+    }
+  }
+
+  #onGone(error) {
+    clearTimeout(this.#launchDeadline);
+    if (this.#state === "closed") return;
+    if (this.#state === "starting" || this.#state === "launching") {
+      this.#finish();
+      this.#launchedSettle.reject(error);
+      return;
+    }
+    if (this.#state === "exited") {
+      // How the child ended is known (a grandchild may hold its pipes): no error, only
+      // the end of what it can no longer send.
+      this.#relay.ipc?.gone(error);
+      this.#closeNow();
+      return;
+    }
+    this.child._deliver("error", error);
+    this.#relay.ipc?.gone(error);
+    this.child.stdin?.destroy();
+    this.child.stdout?.destroy();
+    this.child.stderr?.destroy();
+    this.#closeNow();
+  }
+
+  // shutdown() began. A call not answered yet fails now; a running child stays to
+  // hear its real end from the helper, which is ending it.
+  #onShutdown(error) {
+    if (this.#abandoned || this.#state === "launching") return false;
+    this.child._hostShutdown = error;
+    return true;
+  }
+
+  #maybeClose() {
+    if (--this.#closesNeeded > 0 || this.#state === "closed") return;
+    this.#finish();
+    this.#deliverClose();
+  }
+
+  // The process never ran or is lost: its outputs end (as child_process's do after a
+  // failed spawn), so readers finish.
+  #closeNow() {
+    if (this.#state === "closed") return;
+    this.child.stdin?.destroy();
+    this.child.stdout?._eof();
+    this.child.stderr?._eof();
+    this.#finish();
+    this.#deliverClose();
+  }
+
+  // child_process raises `close` a loop turn after the last stream closed (it waits
+  // for libuv's close callbacks); code that awaits the output and then listens for
+  // `close` relies on that, so we wait a turn as well.
+  #deliverClose() {
+    setImmediate(() => this.child._deliver("close", this.child.exitCode, this.child.signalCode));
+  }
+
+  #helperPaid() {
+    if (--this.#helperOwes === 0) this.#releaseId();
+  }
+
+  #releaseId() {
+    if (this.#id !== 0) this.#channel.release(this.#id);
+  }
+
+  // The child is closed for its user: stop holding Node alive for it.
+  #finish() {
+    clearTimeout(this.#launchDeadline);
+    this.#state = "closed";
+    this.#relay.close();
+    if (this.#refHeld) {
+      this.#refHeld = false;
+      this.#channel.unref();
+    }
+  }
+
+  #kill(signal) {
+    // Exited, its exit not delivered yet: a kill reaches a zombie (true, as Node's
+    // does). Its id may already be free, so nothing is sent.
+    if (this.#exitPending) return true;
+    if (this.#state === "starting") {
+      this.#pendingKill = signal;
+      return true;
+    }
+    if (this.#state !== "launching" && this.#state !== "running") return false;
+    if (signal === 0) return true;
+    if (this.#state === "launching") this.#pendingKill = signal;
+    try {
+      this.#channel.send("kill", [this.#id, signal]);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  #ref() {
+    if (this.#refHeld || this.#state === "closed") return;
+    this.#refHeld = true;
+    this.#channel.ref();
+  }
+
+  #unref() {
+    if (!this.#refHeld) return;
+    this.#refHeld = false;
+    this.#channel.unref();
+  }
+}
+

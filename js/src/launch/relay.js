@@ -1,0 +1,160 @@
+// How one helper-mode child's streams relay: its stdin, stdout, stderr and IPC channel
+// as Node streams on one side, write/end/credit/close_output/send frames about its id
+// on the other. HelperLaunch (what a launch is: its states, id and end) owns one of
+// these and tells it when frames may go out and when they must stop.
+import { HelperInput, HelperOutput } from "./streams.js";
+import { OUTPUT_CREDIT } from "../protocol/spawn-request.js";
+import { HelperIpc } from "./ipc.js";
+
+/** The streams of one child and the frames that feed them. */
+export class LaunchRelay {
+  /** How many ends the helper reports (one eof per piped output and per IPC channel). */
+  streams = 0;
+  /** @type {HelperIpc|null} */
+  ipc = null;
+
+  #channel;
+  #request;
+  #child;
+  #onStreamClosed;
+  #owesMore;
+  #id = 0;
+  // "waiting": frames are held until the spawn went out; "open": they go out with the
+  // id; "closed": the child is closed for its user, nothing more is sent.
+  #state = "waiting";
+  // stdin writes and other frames made before the spawn request went out.
+  #early = [];
+
+  /**
+   * @param {import("../helper/channel.js").Channel} channel
+   * @param {object} request normalized by core/options.js
+   * @param {import("./host-child.js").HostChild} child
+   * @param {{ onStreamClosed: () => void, owesMore: () => boolean }} hooks onStreamClosed:
+   *   an output stream closed; owesMore: the helper still owes messages about the id
+   */
+  constructor(channel, request, child, { onStreamClosed, owesMore }) {
+    this.#channel = channel;
+    this.#request = request;
+    this.#child = child;
+    this.#onStreamClosed = onStreamClosed;
+    this.#owesMore = owesMore;
+    this.#createStdio();
+    if (request.ipc) this.#createIpc();
+  }
+
+  /** The spawn request went out under `id`: what waited goes out too, in order. */
+  open(id) {
+    this.#id = id;
+    this.#state = "open";
+    // The helper holds input that arrives before the process exists.
+    for (const [name, bytes] of this.#early.splice(0)) this.#sendForChild(name, bytes);
+  }
+
+  /** The child is closed for its user (or never got an id): nothing more is sent. */
+  close() {
+    this.#state = "closed";
+    this.ipc?.abandon();
+  }
+
+  /**
+   * Relays a message about the child's streams.
+   * @returns {boolean} true when it was one (data, eof, written, stdin_error, sent, send_error)
+   */
+  receive(name, values) {
+    const child = this.#child;
+    switch (name) {
+      case "data":
+        if (values[1] === 3) this.ipc?.receive(values[2]);
+        else this.#output(values[1])?._receive(values[2]);
+        return true;
+      case "eof":
+        if (values[1] === 3) this.ipc?.eof();
+        else this.#output(values[1])?._eof();
+        return true;
+      case "written": child.stdin?._acknowledge(values[1]); return true;
+      case "stdin_error": child.stdin?._fail(values[1]); return true;
+      case "sent": this.ipc?.acknowledge(values[1]); return true;
+      case "send_error": this.ipc?.fail(values[1]); return true;
+      default: return false;
+    }
+  }
+
+  /** Sends a frame about the child (end, close_output, send), or holds it until open. */
+  sendForChild(name, field) {
+    this.#sendForChild(name, field);
+  }
+
+  #createStdio() {
+    const [stdinKind, stdoutKind, stderrKind] = this.#request.stdio;
+    const stdin = stdinKind === "pipe" ? new HelperInput({
+      send: (bytes, onFlushed) => this.#writeStdin(bytes, onFlushed),
+      end: () => this.#sendForChild("end"),
+    }) : null;
+    const output = (kind, fd) => {
+      if (kind !== "pipe") return null;
+      const credit = this.#request.kind === "spawn" ? OUTPUT_CREDIT : undefined;
+      const stream = new HelperOutput({ credit, grant: (bytes) => this.#grant(fd, bytes) });
+      this.streams++;
+      stream.on("close", () => {
+        // A destroyed output closes the pipe in the helper, as Node closes its end: a
+        // child that writes on gets EPIPE/SIGPIPE instead of blocking on a full pipe
+        // (and execFile's timeout is not held up by a grandchild keeping it open).
+        if (!stream.readableEnded) this.#closeOutput(fd);
+        this.#onStreamClosed();
+      });
+      return stream;
+    };
+    this.#child._attachStdio(stdin, output(stdoutKind, 1), output(stderrKind, 2));
+  }
+
+  // The channel is one more stream the helper reports the end of, and `close` waits for.
+  #createIpc() {
+    this.ipc = new HelperIpc({
+      child: this.#child,
+      serialization: this.#request.serialization,
+      sendFrame: (name, field) => {
+        try { this.#sendForChild(name, field); } catch { /* helper gone: onGone settles */ }
+      },
+      grant: (bytes) => this.#grant(3, bytes),
+    });
+    this.streams++;
+  }
+
+  // stdin bytes go out uncopied; `onFlushed` tells the stream when the caller's buffer
+  // is free again. Before the process exists they wait here, as a copy.
+  #writeStdin(bytes, onFlushed) {
+    if (this.#state === "waiting") {
+      this.#early.push(["write", Buffer.from(bytes)]);
+      process.nextTick(onFlushed);
+    } else if (this.#state === "open" && this.#owesMore()) {
+      this.#channel.sendBytes("write", this.#id, bytes, onFlushed);
+    } else {
+      process.nextTick(onFlushed);
+    }
+  }
+
+  #sendForChild(name, bytes) {
+    if (this.#state === "waiting") this.#early.push([name, bytes]);
+    // Closed, or the helper has said all it owes (the id may be another child's by
+    // now: between the exit message and `exit`, and until `close`).
+    else if (this.#state === "closed" || !this.#owesMore()) return;
+    // IPC chunks are our own serialized buffers, never reused: they go out uncopied.
+    else if (name === "send") this.#channel.sendBytes(name, this.#id, bytes, () => {});
+    else this.#channel.send(name, bytes === undefined ? [this.#id] : [this.#id, bytes]);
+  }
+
+  #output(fd) {
+    return fd === 1 ? this.#child.stdout : fd === 2 ? this.#child.stderr : null;
+  }
+
+  #grant(fd, bytes) {
+    // Output may still arrive after exit, until its eof: grant while the helper owes it.
+    if (this.#state !== "open" || !this.#owesMore()) return;
+    try { this.#channel.send("credit", [this.#id, fd, bytes]); } catch { /* helper gone: onGone settles */ }
+  }
+
+  #closeOutput(fd) {
+    if (this.#state === "open" && !this.#owesMore()) return;
+    try { this.#sendForChild("close_output", fd); } catch { /* helper gone: onGone settles */ }
+  }
+}

@@ -1,0 +1,149 @@
+// A helper-mode child's stdio as Node streams, with flow control across the pipe:
+// output is granted to the helper as credit only while the consumer reads, and stdin
+// write callbacks wait for the helper's `written` acknowledgements.
+import { Readable, Writable } from "node:stream";
+import { MAX_DATA_CHUNK } from "../protocol/generated.js";
+import { errnoError } from "../core/errors.js";
+import { OUTPUT_CREDIT } from "../protocol/spawn-request.js";
+
+// Every credit grant and every acknowledgement is a message that wakes the other
+// side, which costs a context switch on a busy machine: windows of 64 KiB capped
+// output at ~13% of child_process's rate. These bound what can pile up per stream
+// (OUTPUT_CREDIT lives in protocol/spawn-request.js: the spawn request carries the first grant).
+/** Bytes of stdin that may be unacknowledged before write callbacks start to wait. */
+export const STDIN_WINDOW = 1024 * 1024;
+
+/**
+ * A child's stdout or stderr. With `credit`, the helper may send only what was granted;
+ * `_read()` (called only while the consumer wants data) tops the grant back up, so a
+ * paused consumer grants nothing and the child ends up blocked on a full pipe.
+ */
+export class HelperOutput extends Readable {
+  #grant;
+  #credit;
+  #outstanding;
+
+  /**
+   * @param {{ grant?: (bytes: number) => void, credit?: number }} options without
+   *   `credit` the helper sends without limit (execute-to-completion calls).
+   */
+  constructor({ grant, credit } = {}) {
+    // The default mark, as child_process's sockets have (16 KiB on Node 20, 64 KiB from 22).
+    super();
+    this.#grant = grant;
+    this.#credit = credit;
+    this.#outstanding = credit ?? 0;
+  }
+
+  _read() {
+    if (this.#credit === undefined || this.#outstanding > this.#credit / 2) return;
+    const more = this.#credit - this.#outstanding;
+    this.#outstanding = this.#credit;
+    this.#grant(more);
+  }
+
+  /** Backend: bytes from a `data` message. */
+  _receive(bytes) {
+    this.#outstanding -= bytes.length;
+    if (!this.destroyed) this.push(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  }
+
+  /** Backend: the `eof` message. */
+  _eof() {
+    if (!this.destroyed) this.push(null);
+  }
+}
+
+/**
+ * A child's stdin. Writes go out at once in frames of at most MAX_DATA_CHUNK bytes; a
+ * write's callback waits while more than STDIN_WINDOW bytes are unacknowledged, which
+ * makes write() return false and `drain` fire when the child really reads.
+ */
+export class HelperInput extends Writable {
+  // Node's child.stdin is a net.Socket made with readable: false, and code reads it.
+  readable = false;
+  #send;
+  #end;
+  #inFlight = 0;
+  #waiting = null;
+  #closed = false;
+
+  /**
+   * @param {{ send: (bytes: Uint8Array, onFlushed: () => void) => void, end: () => void }} io
+   *   end: close the child's stdin (after what was sent), once
+   */
+  constructor({ send, end }) {
+    super();
+    this.#send = send;
+    this.#end = end;
+  }
+
+  /** Node's stdin is a socket that says readable: false (test-child-process-stdin.js checks it). */
+  get readable() {
+    return false;
+  }
+
+  _write(chunk, encoding, callback) {
+    if (chunk.length === 0) {
+      callback();
+      return;
+    }
+    // The chunk goes to the helper uncopied, so its callback waits until Node has
+    // handed the last piece to the kernel (the caller may reuse the buffer after it),
+    // and then while more than STDIN_WINDOW bytes are unacknowledged.
+    const flushed = () => {
+      if (this.#inFlight <= STDIN_WINDOW) callback();
+      else this.#waiting = callback;
+    };
+    try {
+      for (let offset = 0; offset < chunk.length; offset += MAX_DATA_CHUNK) {
+        const last = offset + MAX_DATA_CHUNK >= chunk.length;
+        this.#send(chunk.subarray(offset, offset + MAX_DATA_CHUNK), last ? flushed : () => {});
+      }
+    } catch (error) {
+      callback(error);
+      return;
+    }
+    this.#inFlight += chunk.length;
+  }
+
+  _final(callback) {
+    try {
+      this.#closeInput();
+      callback();
+    } catch (error) {
+      callback(error);
+    }
+  }
+
+  // As destroying Node's socket closes the pipe: the child reads EOF (a `cat` ends)
+  // instead of waiting for input that will never come.
+  _destroy(error, callback) {
+    this.#waiting = null;
+    try {
+      this.#closeInput();
+    } catch { /* the helper is gone: so is the pipe */ }
+    callback(error);
+  }
+
+  #closeInput() {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#end();
+  }
+
+  /** Backend: a `written` message acknowledged `bytes`. */
+  _acknowledge(bytes) {
+    this.#inFlight -= bytes;
+    if (this.#waiting && this.#inFlight <= STDIN_WINDOW) {
+      const callback = this.#waiting;
+      this.#waiting = null;
+      callback();
+    }
+  }
+
+  /** Backend: a `stdin_error` message; surfaces like Node's `write EPIPE`. */
+  _fail(code) {
+    if (!this.destroyed) this.destroy(errnoError(code, "write"));
+  }
+}

@@ -1,0 +1,281 @@
+// The sync channel: a second conversation with the same helper, over a socket that a
+// blocked thread can hold. spawnSync and an early `pid` read cannot use the main
+// channel: its socket belongs to the event loop, which they block. Here everything is a
+// system call on this thread (fs.writeSync / fs.readSync on a non-blocking descriptor,
+// sleeping between tries), with the same frames and the same FrameReader; the helper
+// serves it with a second session (helper/session.hpp). docs/sync.md has the design,
+// why it has no name in the file system, and what the polling costs.
+import { readSync, writeSync } from "node:fs";
+import { FrameReader, encodeBytesHead, encodeFrame } from "../protocol/frames.js";
+import { MAX_DATA_CHUNK, PROTOCOL_VERSION } from "../protocol/generated.js";
+import { HelperExitedError, HelperVersionError, ProtocolError } from "../core/errors.js";
+
+const READ_BYTES = 64 * 1024;
+const MAX_ID = 0xffffffff;
+// Sleeping between tries while nothing moves: an eighth of the time waited so far, at
+// least MIN_STEP_MS (the system's timer slack makes that ~0.1 ms) and at most
+// MAX_STEP_MS. An answer is seen within ~12% of its own delay (at most 20 ms late); a
+// long wait costs 50 tries a second (docs/sync.md has the measured cost).
+const MIN_STEP_MS = 0.05;
+const MAX_STEP_MS = 20;
+const STEP_FRACTION = 1 / 8;
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * What a fault on the channel means for its helper: "dead" (its end of the socket
+ * closed), "hung" (it stopped answering: kill it), "broken" (it broke the protocol here:
+ * take no new work to it).
+ * @typedef {"dead"|"hung"|"broken"} SyncFault
+ */
+
+/** One helper's sync channel: a socket made with the helper, used from the first blocking call. */
+export class SyncChannel {
+  #packageVersion;
+  #helperPath;
+  #answerMs;
+  #onFault;
+  /** @type {import("node:net").Socket|null} the socket libuv made; never read by the event loop */
+  #socket;
+  #fd = -1;
+  #reader = new FrameReader("to_node");
+  #chunk = Buffer.allocUnsafe(READ_BYTES);
+  /** @type {{ name: string, values: unknown[] }[]} decoded, not yet taken */
+  #pending = [];
+  #helloChecked = false;
+  #used = false;
+  /** @type {Error|null} why the channel cannot be used any more */
+  #broken = null;
+  #nextId = 1;
+  #lastHeard = 0;
+  #pingSentAt = null;
+
+  /**
+   * Takes the helper's extra stdio socket (its `--sync-fd`) from the event loop: libuv
+   * started reading it when the ChildProcess was made, in this same tick, so nothing was
+   * read yet. From here on only this thread reads and writes it.
+   * @param {{ packageVersion: string, helperPath: string, socket: import("node:net").Socket|null|undefined,
+   *   answerMs: number, onFault?: (fault: SyncFault, error: Error, reason: string) => void }} options
+   *   onFault: the channel failed mid-call; the Channel retires or kills the helper, so
+   *   that the next call starts on a fresh one
+   */
+  constructor({ packageVersion, helperPath, socket, answerMs, onFault }) {
+    this.#packageVersion = packageVersion;
+    this.#helperPath = helperPath;
+    this.#answerMs = answerMs;
+    this.#onFault = onFault;
+    this.#socket = socket ?? null;
+    const handle = socket?._handle;
+    if (handle && Number.isInteger(handle.fd) && handle.fd >= 0) {
+      handle.readStop();
+      handle.reading = false;
+      this.#fd = handle.fd;
+    } else {
+      this.#broken = new HelperExitedError(`spawnhost helper ${helperPath} could not be run, so it has no sync channel`);
+    }
+  }
+
+  /** Whether a request was sent on it (the helper may have acted on something). */
+  get opened() {
+    return this.#used;
+  }
+
+  /**
+   * Makes the channel ready for a call: checks the helper's hello on it the first time,
+   * waiting at most answerMs for it. Throws when it cannot be used.
+   */
+  open() {
+    if (this.#broken) throw this.#broken;
+    if (!this.#helloChecked) this.#checkHello();
+  }
+
+  /** A fresh id for a request on this channel (its own id space, never 0). */
+  nextId() {
+    const id = this.#nextId;
+    this.#nextId = id >= MAX_ID ? 1 : id + 1;
+    return id;
+  }
+
+  /** Sends one message, waiting while the socket is full. */
+  send(name, fields) {
+    this.#writeAll(encodeFrame(name, fields));
+  }
+
+  /** Sends `bytes` as `write` frames of at most MAX_DATA_CHUNK each, uncopied. */
+  sendBytes(name, id, bytes) {
+    for (let at = 0; at < bytes.length; at += MAX_DATA_CHUNK) {
+      const piece = bytes.subarray(at, at + MAX_DATA_CHUNK);
+      this.#writeAll(encodeBytesHead(name, id, piece.length));
+      this.#writeAll(piece);
+    }
+  }
+
+  /**
+   * Waits for the helper's next message. The helper must stay alive meanwhile: after
+   * answerMs of silence it is asked for a pong, which must come within answerMs; with
+   * `wait.probeAt` (a performance.now() time: the call's own timeout) it is asked then
+   * too, once. Throws when the helper is gone, hung or broke the protocol; the channel
+   * is then unusable, and its owner was told (onFault).
+   * @param {{ probeAt?: number }} [wait]
+   * @returns {{ name: string, values: unknown[] }}
+   */
+  receive(wait = {}) {
+    if (this.#broken) throw this.#broken;
+    let idleFrom = performance.now();
+    while (this.#pending.length === 0) {
+      if (this.#pump()) {
+        idleFrom = performance.now();
+        continue;
+      }
+      const now = performance.now();
+      if (this.#pingSentAt !== null) {
+        if (now - this.#pingSentAt >= this.#answerMs) {
+          throw this.#fault("hung", `it did not answer on its sync channel within ${this.#answerMs} ms`);
+        }
+      } else if (now - this.#lastHeard >= this.#answerMs || now >= (wait.probeAt ?? Infinity)) {
+        wait.probeAt = Infinity;
+        this.#pingSentAt = now;
+        this.#writeAll(encodeFrame("ping", [0]));
+      }
+      pause(now - idleFrom);
+    }
+    const message = this.#pending.shift();
+    if (message.name === "error" && message.values[1]) {
+      throw this.#fault("broken", `it reported a fatal error on its sync channel: ${message.values[2]}`);
+    }
+    return message;
+  }
+
+  /** The helper is gone: the socket is closed and every later call throws. */
+  close() {
+    this.#broken ??= new HelperExitedError(`spawnhost helper ${this.#helperPath} has ended`);
+    this.#fd = -1;
+    this.#socket?.destroy();
+    this.#socket = null;
+  }
+
+  #checkHello() {
+    const deadline = performance.now() + this.#answerMs;
+    let idleFrom = performance.now();
+    while (this.#pending.length === 0) {
+      if (this.#pump()) {
+        idleFrom = performance.now();
+        continue;
+      }
+      const now = performance.now();
+      if (now >= deadline) {
+        // It serves the main channel without one (its stderr says why): no blocking
+        // call can run on this helper, but nothing else is wrong with it.
+        this.#broken = new HelperExitedError(
+          `spawnhost helper ${this.#helperPath} said no hello on its sync channel within ${this.#answerMs} ms`);
+        throw this.#broken;
+      }
+      pause(now - idleFrom);
+    }
+    const { name, values } = this.#pending.shift();
+    if (name !== "hello") throw this.#fault("broken", `its sync channel began with ${name}, not hello`);
+    const [protocol, version] = values;
+    if (protocol !== PROTOCOL_VERSION || version !== this.#packageVersion) {
+      throw this.#fault("broken", "", new HelperVersionError(
+        `spawnhost helper ${this.#helperPath} speaks protocol ${protocol} of version ${version}, ` +
+        `but this package (spawnhost ${this.#packageVersion}) needs protocol ${PROTOCOL_VERSION} of version ${this.#packageVersion}`));
+    }
+    this.#helloChecked = true;
+  }
+
+  // Reads what the socket holds now, without waiting; true when something came.
+  #pump() {
+    let got = false;
+    for (;;) {
+      const n = tryNonBlocking(() => readSync(this.#fd, this.#chunk, 0, READ_BYTES, null), (error) => {
+        throw this.#fault("dead", `reading its sync channel failed: ${error.message}`);
+      });
+      if (n === null) return got;
+      // The helper holds the only other end: end of file means it exited.
+      if (n === 0) throw this.#fault("dead", "its sync channel ended");
+      got = true;
+      this.#lastHeard = performance.now();
+      this.#pingSentAt = null;
+      // The reader may keep views of the chunk (data payloads): the next read gets a new one.
+      const chunk = this.#chunk.subarray(0, n);
+      this.#chunk = Buffer.allocUnsafe(READ_BYTES);
+      try {
+        for (const message of this.#reader.push(chunk)) {
+          if (message.name !== "pong") this.#pending.push(message);
+        }
+      } catch (error) {
+        throw this.#fault("broken", `it broke the protocol on its sync channel: ${error.message}`, error);
+      }
+      if (n < READ_BYTES) return true;
+    }
+  }
+
+  #writeAll(bytes) {
+    if (this.#broken) throw this.#broken;
+    this.#used = true;
+    let idleFrom = performance.now();
+    for (let at = 0; at < bytes.length;) {
+      const n = tryNonBlocking(() => writeSync(this.#fd, bytes, at, bytes.length - at), (error) => {
+        // EPIPE: the helper, the only reader, is gone (Node ignores SIGPIPE).
+        throw this.#fault("dead", `writing to its sync channel failed: ${error.message}`);
+      });
+      if (n !== null) {
+        at += n;
+        idleFrom = performance.now();
+        continue;
+      }
+      // Full. A live helper always reads its side; what it sent meanwhile is kept, so
+      // that it never waits for us while we wait for it.
+      if (this.#pump()) {
+        idleFrom = performance.now();
+        continue;
+      }
+      const now = performance.now();
+      if (now - Math.max(idleFrom, this.#lastHeard) >= this.#answerMs) {
+        throw this.#fault("hung", `it read nothing on its sync channel for ${this.#answerMs} ms`);
+      }
+      pause(now - idleFrom);
+    }
+  }
+
+  // The channel cannot be used any more (its byte stream is lost): this call fails with
+  // the error; the owner retires or kills the helper, so the next call starts afresh.
+  #fault(kind, reason, cause) {
+    if (this.#broken) return this.#broken;
+    let error = cause;
+    if (!(cause instanceof HelperVersionError)) {
+      error = new HelperExitedError(`spawnhost helper ${this.#helperPath} ${kind === "hung" ? "stopped answering" : "went away"} during a synchronous call (${reason})`);
+      if (kind === "hung") error.hung = true;
+      if (cause instanceof ProtocolError) error.cause = cause;
+    }
+    this.#broken = error;
+    this.#onFault?.(kind, error, reason || error.message);
+    return error;
+  }
+}
+
+// One non-blocking system call: its result, or null when it would have waited. Errors
+// other than EAGAIN go to `failed`. The EAGAIN error is made without a stack trace: the
+// polling loops see many.
+function tryNonBlocking(call, failed) {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    for (;;) {
+      try {
+        return call();
+      } catch (error) {
+        if (error.code === "EAGAIN" || error.code === "EWOULDBLOCK") return null;
+        if (error.code !== "EINTR") {
+          Error.stackTraceLimit = limit;
+          return failed(error);
+        }
+      }
+    }
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}
+
+function pause(idleMs) {
+  Atomics.wait(sleeper, 0, 0, Math.min(MAX_STEP_MS, Math.max(MIN_STEP_MS, idleMs * STEP_FRACTION)));
+}

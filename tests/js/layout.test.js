@@ -1,0 +1,88 @@
+// js/src is laid out in folders by concern, and imports point down: a file may import
+// its own folder and the folders its row of docs/architecture.md's folder map names,
+// which are all below it in that map. The map is the one statement of the order; this
+// test reads it, so the docs and the code cannot drift apart. Also: no file in js/src
+// over 400 lines (STYLE.md: small enough to read in one sitting).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync, readdirSync } from "node:fs";
+import { dirname, join, posix, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const src = join(root, "js", "src");
+const MAX_LINES = 400;
+
+/** The folder map: [{ folder, mayImport: Set }] in the map's order, top first. */
+function folderMap() {
+  const doc = readFileSync(join(root, "docs", "architecture.md"), "utf8");
+  const section = doc.split(/^## /m).find((s) => s.startsWith("The folders"));
+  assert.ok(section, "docs/architecture.md has a section \"## The folders\"");
+  const rows = section.split("\n").filter((l) => /^\| `/.test(l));
+  return rows.map((row) => {
+    const cells = row.split("|").slice(1, -1).map((c) => c.trim());
+    const folder = cells[0].match(/`([^`]+)`/)[1].replace(/\/$/, "");
+    const mayImport = new Set([...cells[2].matchAll(/`([^`]+)`/g)].map((m) => m[1].replace(/\/$/, "")));
+    return { folder, mayImport };
+  });
+}
+
+function* sourceFiles(dir = src) {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) yield* sourceFiles(path);
+    else if (entry.name.endsWith(".js")) yield path;
+  }
+}
+
+/** A file's folder in the map's terms: its directory under js/src, "." at the top. */
+const folderOf = (file) => posix.dirname(relative(src, file).split("\\").join("/"));
+
+/** The relative modules a file loads at run time (comments, and so JSDoc types, left out). */
+function runtimeImports(file) {
+  const code = readFileSync(file, "utf8").replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:"'`])\/\/.*$/gm, "$1");
+  const specs = [];
+  for (const m of code.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(["'])(\.{1,2}\/[^"']+)\1/g)) specs.push(m[2]);
+  return specs;
+}
+
+test("the folder map orders the folders: each may import only folders below it", () => {
+  const map = folderMap();
+  const rank = new Map(map.map((row, i) => [row.folder, i]));
+  for (const { folder, mayImport } of map) {
+    for (const other of mayImport) {
+      assert.ok(rank.has(other), `${folder}: may import ${other}, which is not in the map`);
+      assert.ok(rank.get(other) > rank.get(folder), `${folder} may import ${other}, which is above it in the map`);
+    }
+  }
+});
+
+test("every folder of js/src is in the folder map", () => {
+  const folders = new Set([...sourceFiles()].map(folderOf));
+  const mapped = new Set(folderMap().map((row) => row.folder));
+  for (const folder of folders) assert.ok(mapped.has(folder), `js/src/${folder} is not in docs/architecture.md's folder map`);
+});
+
+test("every import in js/src points to its own folder or one its row of the map names", () => {
+  const rows = new Map(folderMap().map((row) => [row.folder, row]));
+  const wrong = [];
+  for (const file of sourceFiles()) {
+    const from = folderOf(file);
+    for (const spec of runtimeImports(file)) {
+      const target = posix.normalize(posix.join(from, spec));
+      const to = posix.dirname(target);
+      if (to === from || rows.get(from)?.mayImport.has(to)) continue;
+      wrong.push(`js/src/${from}/${posix.basename(file)} imports ${spec} (${to}/), which ${from}/ may not import`);
+    }
+  }
+  assert.deepEqual(wrong, []);
+});
+
+test(`no file in js/src is over ${MAX_LINES} lines`, () => {
+  const long = [];
+  for (const file of sourceFiles()) {
+    const lines = readFileSync(file, "utf8").split("\n").length - 1;
+    if (lines > MAX_LINES) long.push(`${relative(root, file)}: ${lines} lines`);
+  }
+  assert.deepEqual(long, []);
+});
