@@ -5,6 +5,7 @@ import { fstatSync } from "node:fs";
 import { createRequire } from "node:module";
 import { isMainThread } from "node:worker_threads";
 import { startTransport } from "./transport.js";
+import { HelperExitedError } from "../core/errors.js";
 
 // node:child_process's own spawn, read once at load: spawnhost/register later replaces
 // the builtin's exports (ESM named imports included), and the helper must not be
@@ -62,7 +63,14 @@ export function startHelper({ helperPath, launchThreads, graceMs, platform, tran
   }
   const child = spawn(helperPath, args, { stdio, windowsHide: true });
   const syncSocket = syncFd >= 0 ? child.stdio[syncFd] ?? null : null;
-  return { process: child, input: leftParent ? child.stdio[6] : child.stdin, leftParent, syncSocket, bootstrap: null, label: helperPath };
+  const input = leftParent ? child.stdio[6] : child.stdin;
+  // Node's spawn goes through ChildProcess.prototype.spawn, which code may replace (a
+  // test, a tracer): one that takes the pipes away leaves no channel to speak on.
+  if (!input || !child.stdout || !child.stderr) {
+    child.kill("SIGKILL");
+    throw new HelperExitedError(`spawnhost helper ${helperPath} was started without its pipes (a replaced ChildProcess.prototype.spawn took them)`);
+  }
+  return { process: child, input, leftParent, syncSocket, bootstrap: null, label: helperPath };
 }
 
 function isOpen(fd) {
