@@ -139,10 +139,13 @@ for (const mode of modes()) {
     test("send()'s options must be an object, checked even once the channel is closed", async () => {
       const child = await host.fork(CHILD, ["echo"]);
       const refused = { name: "TypeError", code: "ERR_INVALID_ARG_TYPE" };
-      assert.throws(() => child.send("x", null, null), { ...refused, message: 'The "options" argument must be of type object. Received null' });
-      assert.throws(() => child.send("x", null, "foo"), { ...refused, message: "The \"options\" argument must be of type object. Received type string ('foo')" });
-      assert.throws(() => child.send("x", null, []), { ...refused, message: 'The "options" argument must be of type object. Received an instance of Array' });
-      child.disconnect();
+      try {
+        assert.throws(() => child.send("x", null, null), { ...refused, message: 'The "options" argument must be of type object. Received null' });
+        assert.throws(() => child.send("x", null, "foo"), { ...refused, message: "The \"options\" argument must be of type object. Received type string ('foo')" });
+        assert.throws(() => child.send("x", null, []), { ...refused, message: 'The "options" argument must be of type object. Received an instance of Array' });
+      } finally {
+        child.disconnect(); // also when an assertion failed: the echo child then ends
+      }
       assert.throws(() => child.send("x", undefined, 0), refused);
       await once(child, "close");
     });
