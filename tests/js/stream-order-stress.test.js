@@ -13,7 +13,19 @@ import { setTimeout as sleep } from "node:timers/promises";
 import * as dropIn from "spawnhost/child_process";
 import { modes, hostFor } from "./support/modes.js";
 
-const RUNS = 12; // per face and reader: 12 x 12 readers x (3 faces + Node) ≈ 580 children
+// Less than any pipe or socketpair holds (Linux pipes: 64 KiB; the socketpair Node
+// makes: about 200 KiB of socket buffer, plus the stream's own high water mark, 16 KiB
+// on Node 20 and 64 KiB from 22): what a reader that leaves stdout unread until the
+// child exits may be given.
+const PIPE_SAFE = 16 * 1024;
+const RUNS = 12;
+// Node 20 gives a child's `exit` after both outputs' `end`s when they are read as they
+// come. From Node 22 on, `exit` can come between them, run to run (seen in this test on
+// Node 24: stdout end, exit, stderr end), so there only the bytes and `close` last
+// are compared; and the `sequential` readers, which attach to one output only after
+// the other's end, lose that second output in Node itself when `exit` came first
+// (flushStdio drains it), so they run on Node 20 only.
+const ORDER_IS_NODES_OWN = Number(process.versions.node.split(".")[0]) === 20; // per face and reader: 12 x 12 readers x (3 faces + Node) ≈ 580 children
 
 // Copies its stdin to stdout, then writes its argument to stderr.
 const CHILD = ["sh", ["-c", 'cat; printf "%s" "$1" >&2', "sh"]];
@@ -48,14 +60,16 @@ const READERS = {
   // stdout sits unread until stderr's end: past what Node reads ahead (a high water
   // mark), the rest stays in the pipe, and whether Node reads it before it hears the
   // exit is a race. Only shorter outputs have one order.
-  "for await, stderr to its end first, then stdout": { timedPast: getDefaultHighWaterMark(false), read: async (c) => {
+  // It also deadlocks, in Node too, once stdout is more than its pipe and the stream
+  // hold (the child blocks writing it and never reaches stderr's end): maxInput.
+  "for await, stderr to its end first, then stdout": { timedPast: getDefaultHighWaterMark(false), maxInput: PIPE_SAFE, sequential: true, read: async (c) => {
     const stderr = await forAwait(c.stderr);
     return [await forAwait(c.stdout), stderr];
   } },
-  "for await, stdout to its end first, then stderr": async (c) => {
+  "for await, stdout to its end first, then stderr": { sequential: true, read: async (c) => {
     const stdout = await forAwait(c.stdout);
     return [stdout, await forAwait(c.stderr)];
-  },
+  } },
   "for await over both at once (tinyexec)": (c) => Promise.all([forAwait(c.stdout), forAwait(c.stderr)]),
   "readable events and read()": (c) => Promise.all([c.stdout, c.stderr].map((stream) => new Promise((resolve) => {
     let text = "";
@@ -81,7 +95,8 @@ const READERS = {
     setImmediate(() => { c.stdout.resume(); c.stderr.resume(); });
     return both;
   } },
-  "paused, then read after exit": { timed: true, read: async (c) => {
+  // Waits for exit with stdout unread: more than the pipe holds deadlocks, in Node too.
+  "paused, then read after exit": { timed: true, maxInput: PIPE_SAFE, read: async (c) => {
     // A 'data' listener holds the output: flushStdio's resume after `exit` delivers it.
     c.stdout.pause();
     c.stderr.pause();
@@ -97,7 +112,7 @@ const READERS = {
     c.stdin.end(input);
     return both;
   }, writesItself: true },
-  "stderr read only after stdout's end": { timed: false, read: async (c) => {
+  "stderr read only after stdout's end": { timed: false, sequential: true, read: async (c) => {
     const stdout = await onData(c.stdout);
     return [stdout, await onData(c.stderr)];
   } },
@@ -140,11 +155,14 @@ for (const face of faces) {
     for (const [name, reader] of Object.entries(READERS)) {
       const timed = typeof reader === "object" && reader.timed;
       const timedPast = (typeof reader === "object" && reader.timedPast) || Infinity;
+      const maxInput = (typeof reader === "object" && reader.maxInput) || Infinity;
       const ordered = timed ? "close last" : `end, exit and close in node:child_process's order${timedPast < Infinity ? " (short outputs)" : ""}`;
-      test(`${name}: every byte, ${ordered}`, async () => {
+      const skip = typeof reader === "object" && reader.sequential && !ORDER_IS_NODES_OWN
+        ? "Node itself loses the output read second on this version when exit comes first" : false;
+      test(`${name}: every byte, ${ordered}`, { skip }, async () => {
         for (let run = 0; run < RUNS; run++) {
           // Sizes from empty to a few pipe reads, a different one each run.
-          const input = "i".repeat([0, 1, 100, 5000, 70000, 200000][run % 6] + run);
+          const input = "i".repeat(Math.min([0, 1, 100, 5000, 70000, 200000][run % 6] + run, maxInput));
           const marker = `e${run}`;
           const node = await runOne(childProcess.spawn(CHILD[0], [...CHILD[1], marker]), reader, input, "node");
           const ours = await runOne(await face.spawn(CHILD[0], [...CHILD[1], marker]), reader, input, "ours");
@@ -158,7 +176,7 @@ for (const face of faces) {
           // Which output's end comes first is a race in Node (which pipe it reads
           // first); where `exit` falls among them is not.
           const order = (events) => events.map((event) => event.replace(/^std(out|err) /, ""));
-          if (!timed && input.length < timedPast) assert.deepEqual(order(ours.events), order(node.events), `run ${run}, input of ${input.length} bytes: ${ours.events} / node: ${node.events}`);
+          if (ORDER_IS_NODES_OWN && !timed && input.length < timedPast) assert.deepEqual(order(ours.events), order(node.events), `run ${run}, input of ${input.length} bytes: ${ours.events} / node: ${node.events}`);
         }
       });
     }
