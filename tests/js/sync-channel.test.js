@@ -3,9 +3,9 @@
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { ProcessHost } from "spawnhost";
 import { locateHelper } from "../../js/src/helper/locate.js";
 
@@ -42,6 +42,21 @@ async function withTmpdir(value, body) {
   }
 }
 
+// A node binary that another user can execute: this one, unless it sits in a private
+// directory (the Node-versions run's are under /root/.cache), then the system's.
+function nodeOthersCanRun() {
+  const searchable = (path) => {
+    for (let dir = path; dir !== dirname(dir); dir = dirname(dir)) {
+      if ((statSync(dir).mode & 0o001) === 0) return false;
+    }
+    return true;
+  };
+  const candidates = [process.execPath, "/usr/bin/node", "/usr/local/bin/node"];
+  const found = candidates.find((path) => existsSync(path) && searchable(path));
+  assert.ok(found, `no node binary another user can run among ${candidates.join(", ")}`);
+  return found;
+}
+
 function unusableTmpdirs() {
   const file = join(scratch, "a-file");
   writeFileSync(file, "");
@@ -52,7 +67,7 @@ test("another local user cannot reach the sync channel through a shared TMPDIR",
   // A shared TMPDIR without the sticky bit: anyone may rename what is in it.
   const shared = mkdtempSync(join(tmpdir(), "spawnhost-shared-tmp-"));
   chmodSync(shared, 0o777);
-  const attacker = spawn(process.execPath, [fixture("sync-attacker.mjs"), shared, "s3cr3t-in-env"], {
+  const attacker = spawn(nodeOthersCanRun(), [fixture("sync-attacker.mjs"), shared, "s3cr3t-in-env"], {
     uid: 65534, gid: 65534, stdio: ["ignore", "pipe", "inherit"],
   });
   let log = "";
