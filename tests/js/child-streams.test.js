@@ -48,7 +48,11 @@ after(() => Promise.all(faces.map((face) => face.host?.shutdown())));
 
 for (const face of faces) {
   describe(`child streams: ${face.name}`, () => {
-    test("stdout read after stderr's end is all there, its end before exit, as node:child_process", async () => {
+    // Node 20 delivers both ends before exit here. From Node 22 on, Node itself may hear
+    // the exit first and drain the unread stdout (flushStdio), run to run: the order is
+    // compared where Node's is fixed (the stress test says the same of its readers).
+    const nodeOrderFixed = Number(process.versions.node.split(".")[0]) === 20;
+    test("stdout read after stderr's end is all there, its end before exit, as node:child_process", { skip: !nodeOrderFixed && "Node's own order is a race on this version" }, async () => {
       const node = await stderrThenStdout(childProcess.spawn(...ECHO_BOTH));
       for (let run = 0; run < 20; run++) {
         const ours = await stderrThenStdout(await face.spawn(...ECHO_BOTH));

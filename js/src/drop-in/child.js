@@ -14,6 +14,8 @@ const FORWARDED = ["spawn", "error", "exit", "close", "disconnect", "internalMes
 // libuv's ESRCH ("already dead" to ChildProcess#kill): -3 on POSIX, -4040 on Windows.
 const UV_ESRCH = [...getSystemErrorMap()].find(([, [name]]) => name === "ESRCH")[0];
 // child_process's own words for its deprecated alias of `channel`.
+// Node 26 removed the alias (DEP0129's end of life); its forked children have none.
+const HAS_CHANNEL_ALIAS = Number(process.versions.node.split(".")[0]) < 26;
 const channelAlias = (accessor) => deprecate(accessor, "_channel is deprecated. Use ChildProcess.channel instead.", "DEP0129");
 
 /**
@@ -135,12 +137,14 @@ export class DropInChildProcess extends EventEmitter {
     // does; the child's end of it, just before `disconnect`. `_channel` is Node's
     // deprecated alias of it.
     this.channel = { ref() {}, unref() {}, refCounted() {}, unrefCounted() {}, fd: undefined };
-    Object.defineProperty(this, "_channel", {
-      configurable: true,
-      enumerable: false,
-      get: channelAlias(() => this.channel),
-      set: channelAlias((value) => { this.channel = value; }),
-    });
+    if (HAS_CHANNEL_ALIAS) {
+      Object.defineProperty(this, "_channel", {
+        configurable: true,
+        enumerable: false,
+        get: channelAlias(() => this.channel),
+        set: channelAlias((value) => { this.channel = value; }),
+      });
+    }
     this.send = (message, handle, options, callback) => {
       if (this.#spawned || this.#settled || early.disconnect) return host.send(message, handle, options, callback);
       ({ handle, callback } = sendArguments(handle, options, callback));
