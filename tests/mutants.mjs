@@ -61,7 +61,7 @@ export const mutants = [
     breaks: "the helper relays a child's output past maxBuffer (Node's second cap hides it from results)",
     edits: [{ file: "helper/child.cpp", find: "const bool over = fd != 3 && max_buffer_ &&", replace: "const bool over = false && fd != 3 && max_buffer_ &&" }],
     tests: ["exec-file.test.js"],
-    pattern: "relays no more than maxBuffer",
+    pattern: "relays no more than three times maxBuffer",
   },
   // Found on the way.
   {
