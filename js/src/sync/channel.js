@@ -120,13 +120,7 @@ export class SyncChannel {
    */
   receive(wait = {}) {
     if (this.#broken) throw this.#broken;
-    let idleFrom = performance.now();
-    while (this.#pending.length === 0) {
-      if (this.#pump()) {
-        idleFrom = performance.now();
-        continue;
-      }
-      const now = performance.now();
+    const message = this.#nextFrame((now) => {
       if (this.#pingSentAt !== null) {
         if (now - this.#pingSentAt >= this.#answerMs) {
           throw this.#fault("hung", `it did not answer on its sync channel within ${this.#answerMs} ms`);
@@ -136,9 +130,7 @@ export class SyncChannel {
         this.#pingSentAt = now;
         this.#writeAll(encodeFrame("ping", [0]));
       }
-      pause(now - idleFrom);
-    }
-    const message = this.#pending.shift();
+    });
     if (message.name === "error" && message.values[1]) {
       throw this.#fault("broken", `it reported a fatal error on its sync channel: ${message.values[2]}`);
     }
@@ -153,8 +145,9 @@ export class SyncChannel {
     this.#socket = null;
   }
 
-  #checkHello() {
-    const deadline = performance.now() + this.#answerMs;
+  // The next frame the helper sent: reads what the socket holds and, while nothing came,
+  // lets `idle(now)` ping or give up (it throws), then sleeps a share of the time waited.
+  #nextFrame(idle) {
     let idleFrom = performance.now();
     while (this.#pending.length === 0) {
       if (this.#pump()) {
@@ -162,16 +155,22 @@ export class SyncChannel {
         continue;
       }
       const now = performance.now();
-      if (now >= deadline) {
-        // It serves the main channel without one (its stderr says why): no blocking
-        // call can run on this helper, but nothing else is wrong with it.
-        this.#broken = new HelperExitedError(
-          `spawnhost helper ${this.#helperPath} said no hello on its sync channel within ${this.#answerMs} ms`);
-        throw this.#broken;
-      }
+      idle(now);
       pause(now - idleFrom);
     }
-    const { name, values } = this.#pending.shift();
+    return this.#pending.shift();
+  }
+
+  #checkHello() {
+    const deadline = performance.now() + this.#answerMs;
+    const { name, values } = this.#nextFrame((now) => {
+      if (now < deadline) return;
+      // It serves the main channel without one (its stderr says why): no blocking
+      // call can run on this helper, but nothing else is wrong with it.
+      this.#broken = new HelperExitedError(
+        `spawnhost helper ${this.#helperPath} said no hello on its sync channel within ${this.#answerMs} ms`);
+      throw this.#broken;
+    });
     if (name !== "hello") throw this.#fault("broken", `its sync channel began with ${name}, not hello`);
     const [protocol, version] = values;
     if (protocol !== PROTOCOL_VERSION || version !== this.#packageVersion) {
