@@ -1,5 +1,6 @@
 #include "channel.hpp"
 
+#include <asio/post.hpp>
 #include <asio/read.hpp>
 #include <asio/write.hpp>
 
@@ -55,7 +56,16 @@ void channel::enqueue(queued_frame frame) {
   }
   queued_ += frame.counted();
   queue_.push_back(std::move(frame));
-  if (!writing_) write_more();
+  if (writing_ || flush_posted_) return;
+  // Written once the handlers that are ready now have run: the frames this turn of
+  // the loop produces (the exits and output of children that ended together) go in
+  // one writev, and Node wakes once for them. Nothing waits for company: a lone frame
+  // goes out as soon as this turn ends, with no timer.
+  flush_posted_ = true;
+  asio::post(out_.get_executor(), [this] {
+    flush_posted_ = false;
+    if (!writing_) write_more();
+  });
 }
 
 std::string channel::take_buffer() {
@@ -112,7 +122,7 @@ void channel::write_more() {
 }
 
 void channel::when_flushed(std::function<void()> done) {
-  if (!writing_ || write_failed_) {
+  if ((!writing_ && queue_.empty()) || write_failed_) {
     done();
     return;
   }

@@ -76,6 +76,7 @@ class channel {
   std::vector<asio::const_buffer> in_flight_;
   std::size_t queued_ = 0;
   bool writing_ = false;
+  bool flush_posted_ = false;  // a write of what is queued runs at the end of this turn
   bool write_failed_ = false;
   bool reading_ = true;
   bool room_wanted_ = false;
