@@ -9,7 +9,7 @@
 namespace spawnhost {
 
 channel::channel(asio::io_context& io, int in_fd, int out_fd, handler& h)
-    : in_(io, in_fd), out_(io, out_fd), handler_(h) {}
+    : io_(io), in_(io, in_fd), out_(io, out_fd), handler_(h) {}
 
 void channel::start_reading() { read_more(); }
 
@@ -62,7 +62,7 @@ void channel::enqueue(queued_frame frame) {
   // one writev, and Node wakes once for them. Nothing waits for company: a lone frame
   // goes out as soon as this turn ends, with no timer.
   flush_posted_ = true;
-  asio::post(out_.get_executor(), [this] {
+  asio::post(io_, [this] {
     flush_posted_ = false;
     if (!writing_) write_more();
   });

@@ -67,6 +67,7 @@ class channel {
   };
   void enqueue(queued_frame frame);
 
+  asio::io_context& io_;
   helper_input in_;
   helper_output out_;
   handler& handler_;
