@@ -1,5 +1,6 @@
 #include "channel.hpp"
 
+#include <asio/post.hpp>
 #include <asio/read.hpp>
 #include <asio/write.hpp>
 
@@ -8,7 +9,7 @@
 namespace spawnhost {
 
 channel::channel(asio::io_context& io, int in_fd, int out_fd, handler& h)
-    : in_(io, in_fd), out_(io, out_fd), handler_(h) {}
+    : io_(io), in_(io, in_fd), out_(io, out_fd), handler_(h) {}
 
 void channel::start_reading() { read_more(); }
 
@@ -55,7 +56,16 @@ void channel::enqueue(queued_frame frame) {
   }
   queued_ += frame.counted();
   queue_.push_back(std::move(frame));
-  if (!writing_) write_more();
+  if (writing_ || flush_posted_) return;
+  // Written once the handlers that are ready now have run: the frames this turn of
+  // the loop produces (the exits and output of children that ended together) go in
+  // one writev, and Node wakes once for them. Nothing waits for company: a lone frame
+  // goes out as soon as this turn ends, with no timer.
+  flush_posted_ = true;
+  asio::post(io_, [this] {
+    flush_posted_ = false;
+    if (!writing_) write_more();
+  });
 }
 
 std::string channel::take_buffer() {
@@ -78,12 +88,37 @@ void channel::write_more() {
   }
   writing_ = true;
   // Gather what is queued into one writev: many small frames cost one system call.
+  // Small frames are copied together into one piece: Asio's writev takes 16 pieces at
+  // most, and one piece per frame split a turn's frames into several writes (and so,
+  // often, several wake-ups of Node).
   in_flight_.clear();
-  std::size_t frames = 0;
+  batch_.clear();
+  struct piece {
+    const char* bytes;  // null: batch_ from `offset`
+    std::size_t offset, size;
+  };
+  std::array<piece, max_pieces> pieces;
+  std::size_t count = 0, frames = 0;
   for (const auto& f : queue_) {
-    if (frames == 64) break;
-    in_flight_.emplace_back(f.bytes.data() + f.begin, f.end - f.begin);
+    if (frames == max_frames_per_write) break;
+    const char* bytes = f.bytes.data() + f.begin;
+    const std::size_t size = f.end - f.begin;
+    if (size <= max_copied_frame) {
+      if (batch_.size() + size > max_batch) break;
+      if (count == 0 || pieces[count - 1].bytes) {
+        if (count == max_pieces) break;
+        pieces[count++] = {nullptr, batch_.size(), 0};
+      }
+      batch_.append(bytes, size);
+      pieces[count - 1].size += size;
+    } else {
+      if (count == max_pieces) break;
+      pieces[count++] = {bytes, 0, size};
+    }
     ++frames;
+  }
+  for (std::size_t i = 0; i < count; ++i) {
+    in_flight_.emplace_back(pieces[i].bytes ? pieces[i].bytes : batch_.data() + pieces[i].offset, pieces[i].size);
   }
   asio::async_write(out_, in_flight_, write_whole, [this, frames](std::error_code ec, std::size_t) {
     if (ec) {
@@ -112,7 +147,7 @@ void channel::write_more() {
 }
 
 void channel::when_flushed(std::function<void()> done) {
-  if (!writing_ || write_failed_) {
+  if ((!writing_ && queue_.empty()) || write_failed_) {
     done();
     return;
   }

@@ -67,6 +67,7 @@ class channel {
   };
   void enqueue(queued_frame frame);
 
+  asio::io_context& io_;
   helper_input in_;
   helper_output out_;
   handler& handler_;
@@ -74,8 +75,14 @@ class channel {
   std::deque<queued_frame> queue_;
   std::vector<std::string> spare_buffers_;
   std::vector<asio::const_buffer> in_flight_;
+  std::string batch_;  // the small frames of the write in flight, copied together
+  static constexpr std::size_t max_pieces = 16;
+  static constexpr std::size_t max_frames_per_write = 1024;
+  static constexpr std::size_t max_copied_frame = 16 * 1024;
+  static constexpr std::size_t max_batch = 256 * 1024;
   std::size_t queued_ = 0;
   bool writing_ = false;
+  bool flush_posted_ = false;  // a write of what is queued runs at the end of this turn
   bool write_failed_ = false;
   bool reading_ = true;
   bool room_wanted_ = false;

@@ -22,7 +22,9 @@ child::child(asio::io_context& io, child_owner& owner, std::uint64_t id, launche
       detached_(options.detached),
       max_buffer_(options.max_buffer),
       timeout_ms_(options.timeout_ms),
-      kill_signal_(kill_signal) {
+      kill_signal_(kill_signal),
+      result_hold_(options.result ? std::optional<std::uint64_t>(std::min<std::uint64_t>(*options.result, protocol::max_data_chunk))
+                                  : std::nullopt) {
   if (process.stdio[0]) input_.emplace(io, std::move(process.stdio[0]));
   for (std::uint32_t fd = 1; fd <= 2; ++fd) {
     if (process.stdio[fd]) stream_of(fd).pipe.emplace(io, process.stdio[fd].release());
@@ -60,12 +62,15 @@ void child::on_exit() {
     status.signal = 0;  // cannot happen for our own child; report an unknown end
   }
   exited_ = true;
+  status_ = status;  // before the drain: the streams' EOF there may complete the result
   timeout_.cancel();
   escalation_.cancel();
   drain_outputs();
-  std::optional<std::string_view> signal;
-  if (status.signal) signal = signal_name(status.signal).value_or("SIGUNKNOWN");
-  owner_.send(encode::exit(id_, status.code, signal, flags_));
+  if (!result_hold_) {
+    std::optional<std::string_view> signal;
+    if (status.signal) signal = signal_name(status.signal).value_or("SIGUNKNOWN");
+    owner_.send(encode::exit(id_, status.code, signal, flags_));
+  }
   exit_watch_.close();
   owner_.child_exited(id_);
   maybe_closed();
@@ -129,7 +134,9 @@ child::read_result child::read_chunk(std::uint32_t fd) {
   if (over) relay = static_cast<std::size_t>(*max_buffer_ - s.total);  // Node keeps exactly maxBuffer bytes
   s.total += relay;
   if (!unlimited_credit_) s.credit -= static_cast<std::uint64_t>(n);
-  if (relay >= min_zero_copy_read) {
+  if (relay > 0 && hold(fd, payload, relay)) {
+    owner_.return_buffer(std::move(buffer));
+  } else if (relay >= min_zero_copy_read) {
     const std::size_t begin = static_cast<std::size_t>(encode::data_head_before(payload, id_, fd, relay) - buffer.data());
     const std::size_t end = encode::max_data_head + relay;
     owner_.send_in_buffer(std::move(buffer), begin, end);
@@ -156,7 +163,7 @@ void child::close_now(std::uint32_t fd) {
     owner_.send(encode::send_error(id_, "EPIPE"));
   }
   s.pipe.reset();  // closes, cancelling pending waits and writes
-  owner_.send(encode::eof(id_, fd));
+  if (!result_hold_ || fd == 3) owner_.send(encode::eof(id_, fd));  // the result frame says it
   maybe_closed();
 }
 
@@ -273,6 +280,9 @@ std::error_code child::kill(int signal) {
 }
 
 void child::stop_watching() {
+  // An exited child whose pipes a grandchild holds, at the helper's end: its outcome
+  // is known, and no later frame could say it.
+  if (exited_) send_result();
   exit_watch_.close();
   timeout_.cancel();
   escalation_.cancel();
@@ -287,7 +297,32 @@ void child::maybe_closed() {
   }
   closed_ = true;
   input_.reset();
+  send_result();
   owner_.child_closed(id_);
+}
+
+bool child::hold(std::uint32_t fd, const char* bytes, std::size_t size) {
+  if (!result_hold_ || fd == 3) return false;
+  stream& s = stream_of(fd);
+  if (s.streamed) return false;
+  if (s.held.size() + size <= *result_hold_) {
+    s.held.append(bytes, size);
+    return true;
+  }
+  // More than one result frame holds: this stream goes as data frames from now on.
+  s.streamed = true;
+  if (!s.held.empty()) owner_.send(encode::data(id_, fd, s.held.data(), s.held.size()));
+  std::string().swap(s.held);
+  return false;
+}
+
+void child::send_result() {
+  if (!result_hold_ || result_sent_) return;
+  result_sent_ = true;
+  std::optional<std::string_view> signal;
+  if (status_.signal) signal = signal_name(status_.signal).value_or("SIGUNKNOWN");
+  owner_.send(encode::result(id_, status_.code, signal, flags_, stream_of(1).held, stream_of(2).held,
+                             static_cast<std::uint64_t>(pid_), create_us_, queued_us_));
 }
 
 }  // namespace spawnhost

@@ -57,6 +57,11 @@ class child : public std::enable_shared_from_this<child> {
   void close_stream(std::uint32_t fd);
   std::error_code kill(int signal);   // no-op once reaped
   void stop_watching();               // forget a detached child at shutdown
+  // A launch with the `result` option: the timings its result frame carries.
+  void set_launch_timings(std::uint64_t create_us, std::uint64_t queued_us) noexcept {
+    create_us_ = create_us;
+    queued_us_ = queued_us;
+  }
 
   std::uint64_t id() const noexcept { return id_; }
   int pid() const noexcept { return pid_; }
@@ -71,6 +76,10 @@ class child : public std::enable_shared_from_this<child> {
     std::uint64_t credit = 0;
     std::uint64_t total = 0;
     bool waiting = false;  // a readiness wait or an output-room wait is pending
+    // With the `result` option: the bytes held for the result frame, until the stream
+    // passes result_hold_ and goes out as data frames (streamed).
+    std::string held;
+    bool streamed = false;
   };
   // Bytes for the child: stdin, or the channel (which shares the channel stream's descriptor).
   struct writer {
@@ -112,6 +121,10 @@ class child : public std::enable_shared_from_this<child> {
   void write_failed(sink s, std::error_code ec);
   void close_writer(sink s);
   void maybe_closed();
+  // With the `result` option: keeps a chunk of output fd for the result frame; false
+  // when it is to be sent as a data frame (what was held goes first).
+  bool hold(std::uint32_t fd, const char* bytes, std::size_t size);
+  void send_result();
 
   asio::io_context& io_;
   child_owner& owner_;
@@ -133,6 +146,11 @@ class child : public std::enable_shared_from_this<child> {
   const std::optional<std::uint64_t> max_buffer_;
   const std::uint64_t timeout_ms_;
   const int kill_signal_;
+  const std::optional<std::uint64_t> result_hold_;  // the `result` option, capped
+  exit_status status_;
+  bool result_sent_ = false;
+  std::uint64_t create_us_ = 0;
+  std::uint64_t queued_us_ = 0;
 };
 
 }  // namespace spawnhost

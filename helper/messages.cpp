@@ -104,6 +104,7 @@ std::optional<failure> read_options(const msgpack::object& o, spawn_options& opt
     else if (key == opt::kill_signal) ok = as_str(v, opts.kill_signal);
     else if (key == opt::max_buffer) ok = as_uint(v, opts.max_buffer.emplace());
     else if (key == opt::credit) ok = as_uint(v, opts.credit.emplace());
+    else if (key == opt::result) ok = as_uint(v, opts.result.emplace());
     else if (key == opt::uid || key == opt::gid) {
       ok = as_uint(v, u) && u <= std::numeric_limits<std::uint32_t>::max();
       if (ok) (key == opt::uid ? opts.uid : opts.gid) = static_cast<std::uint32_t>(u);
@@ -391,6 +392,15 @@ std::string spawn_known(std::uint64_t id, std::optional<std::uint64_t> pid, std:
   if (pid) f.u(*pid);
   else f.nil();
   return f.s(code).finish();
+}
+std::string result(std::uint64_t id, std::optional<std::int64_t> status, std::optional<std::string_view> signal,
+                   std::uint32_t flags, std::string_view out, std::string_view err, std::uint64_t pid,
+                   std::uint64_t create_us, std::uint64_t queued_us) {
+  frame_builder f(msg::result, protocol::result_size);
+  f.u(id);
+  status ? f.i(*status) : f.nil();
+  f.s(signal).u(flags).bin(out.data(), out.size()).bin(err.data(), err.size());
+  return f.u(pid).u(create_us).u(queued_us).finish();
 }
 }  // namespace encode
 

@@ -27,6 +27,9 @@ struct spawn_options {
   std::string kill_signal = "SIGTERM";
   std::optional<std::uint64_t> max_buffer;  // absent: no cap; 0: no output allowed
   std::optional<std::uint64_t> credit;  // absent: unlimited, no credit round trips
+  // Present: one `result` frame instead of spawned/eof/exit, holding up to this many
+  // bytes of each output (capped at max_data_chunk).
+  std::optional<std::uint64_t> result;
   bool ipc = false;  // a socketpair as the child's fd 3 (Node's NODE_CHANNEL_FD)
   std::optional<std::uint32_t> uid;
   std::optional<std::uint32_t> gid;
@@ -92,6 +95,9 @@ std::string sent(std::uint64_t id, std::uint64_t bytes);
 std::string send_error(std::uint64_t id, std::string_view code);
 std::string pong(std::uint64_t token);
 std::string spawn_known(std::uint64_t id, std::optional<std::uint64_t> pid, std::optional<std::string_view> code);
+std::string result(std::uint64_t id, std::optional<std::int64_t> status, std::optional<std::string_view> signal,
+                   std::uint32_t flags, std::string_view out, std::string_view err, std::uint64_t pid,
+                   std::uint64_t create_us, std::uint64_t queued_us);
 }  // namespace encode
 
 }  // namespace spawnhost

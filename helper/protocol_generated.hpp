@@ -5,7 +5,7 @@
 
 namespace spawnhost::protocol {
 
-inline constexpr std::uint32_t version = 2;
+inline constexpr std::uint32_t version = 3;
 inline constexpr std::size_t max_body_bytes = 4194304;
 inline constexpr std::size_t max_data_chunk = 262144;
 
@@ -24,6 +24,7 @@ enum class msg : std::uint8_t {
   send_error = 12,
   pong = 13,
   spawn_known = 14,
+  result = 15,
   spawn = 16,
   write = 17,
   end = 18,
@@ -53,6 +54,7 @@ inline constexpr std::size_t sent_size = 3;
 inline constexpr std::size_t send_error_size = 3;
 inline constexpr std::size_t pong_size = 2;
 inline constexpr std::size_t spawn_known_size = 4;
+inline constexpr std::size_t result_size = 10;
 inline constexpr std::size_t spawn_size = 5;
 inline constexpr std::size_t write_size = 3;
 inline constexpr std::size_t end_size = 2;
@@ -94,6 +96,7 @@ inline constexpr const char* kill_signal = "kill_signal";
 inline constexpr const char* max_buffer = "max_buffer";
 inline constexpr const char* credit = "credit";
 inline constexpr const char* ipc = "ipc";
+inline constexpr const char* result = "result";
 inline constexpr const char* uid = "uid";
 inline constexpr const char* gid = "gid";
 inline constexpr const char* windows_hide = "windows_hide";

@@ -101,6 +101,7 @@ void session::handle(spawn_request&& r) {
 }
 
 void session::answer_without_process(const spawn_request& r) {
+  if (r.options.result) return channel_.send(encode::result(r.id, 0, std::nullopt, 0, {}, {}, 0, 0, 0));
   channel_.send(encode::spawned(r.id, 0, 0, 0));
   for (std::uint32_t fd = 1; fd <= 2; ++fd) {
     if (r.options.stdio[fd] == protocol::stdio_kind::pipe) channel_.send(encode::eof(r.id, fd));
@@ -128,7 +129,9 @@ void session::on_launched(const std::shared_ptr<pending_launch>& p, launched_pro
   auto c = std::make_shared<child>(io_, *this, id, std::move(result), p->request.options, p->kill_signal,
                                    config_.grace);
   children_[id] = c;
-  channel_.send(encode::spawned(id, pid, create_us, queued_us));
+  // A caller that asked for the result frame hears of the launch in it.
+  if (p->request.options.result) c->set_launch_timings(create_us, queued_us);
+  else channel_.send(encode::spawned(id, pid, create_us, queued_us));
   spawn_known(id, p->awaiting, {pid, {}});
   c->start();
   for (const auto& bytes : p->early_input) c->write(bytes);

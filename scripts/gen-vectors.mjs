@@ -63,6 +63,9 @@ const valid = [
   ["await_spawn", [26, 7]],
   ["spawn_known with a pid", [14, 7, 31337, null]],
   ["spawn_known of a failed launch", [14, 8, null, "ENOENT"]],
+  ["spawn answered with a result frame", [16, 6, "/bin/true", [], { result: 262144, max_buffer: 3145728 }]],
+  ["result with output", [15, 6, 0, null, 0, bin("68690a"), bin(""), 31337, 118, 3]],
+  ["result of a child killed at maxBuffer", [15, 6, null, "SIGTERM", 2, bin(""), bin("6f6f7073"), 31338, 90, 0]],
 ].map(([name, decoded]) => ({ name, hex: frame(Buffer.from(encode(toWire(decoded)))), decoded, valid: true }));
 
 const raw = (hex) => frame(Buffer.from(hex, "hex"));
@@ -92,6 +95,8 @@ const invalid = [
   ["credit for fd 4", raw("941403" + "04" + "0a"), "bad_field"],
   ["exit sent to the helper", raw("9506" + "01" + "00" + "c0" + "00"), "unknown_message"],
   ["ping without a token", raw("9119"), "wrong_size"],
+  ["spawn with a result option not a uint", raw("9510" + "01" + "a474727565" + "90" + "81a6726573756c74c3"), "bad_option"],
+  ["result sent to the helper", raw("9a0f" + "01" + "00" + "c0" + "00" + "c400" + "c400" + "00" + "00" + "00"), "unknown_message"],
   ["spawn with node_cwd not a bool", raw("9510" + "01" + "a474727565" + "90" + "81a86e6f64655f63776401"), "bad_option"],
 // Every invalid vector is bytes arriving at the helper; the JS suite decodes them as
 // the helper would, so both sides agree on the categories.

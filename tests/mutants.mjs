@@ -346,6 +346,21 @@ export const mutants = [
     tests: ["faults.test.js"],
     pattern: "gives the id back",
   },
+  // One frame per execFile (issue 25).
+  {
+    name: "lean exec: no result frame asked for",
+    breaks: "a plain execFile is answered with spawned, eof, eof and exit again: four frames, up to four wake-ups",
+    edits: [{ file: "js/src/launch/exec-call.js", find: "      options.result = resultHold(this.#request);\n", replace: "" }],
+    tests: ["exec-call-result.test.js"],
+    pattern: "asks the helper for a result frame",
+  },
+  {
+    name: "result mode: eof frames still sent",
+    breaks: "a launch answered with a result frame also gets an eof frame per output: more than one frame",
+    edits: [{ file: "helper/child.cpp", find: "if (!result_hold_ || fd == 3) owner_.send(encode::eof(id_, fd));", replace: "owner_.send(encode::eof(id_, fd));" }],
+    tests: ["result-frame.test.js"],
+    pattern: "exactly one frame",
+  },
   {
     name: "env values unread when the names are the same",
     breaks: "a launch does not see a variable changed in place (same names, another value)",

@@ -1,7 +1,7 @@
 // A burst of launches, `concurrency` at a time, measured on the calling thread.
 // Shared by the event-loop, throughput and big-parent suites.
 import { startLoopMonitor } from "./loop-monitor.mjs";
-import { mainThreadCpuNs, mainThreadRunQueueNs } from "./procfs.mjs";
+import { mainThreadCpuNs, mainThreadRunQueueNs, mainThreadWakeups } from "./procfs.mjs";
 import { percentile, sum } from "./stats.mjs";
 
 /** A few launches before measuring, so pools, workers and the helper exist. */
@@ -23,6 +23,7 @@ export async function runBurst(way, { n, concurrency, file, args, timeline = fal
   if (loopMonitor) await new Promise((resolve) => setTimeout(resolve, 20)); // first samples
   const cpu0 = mainThreadCpuNs();
   const wait0 = mainThreadRunQueueNs();
+  const wake0 = mainThreadWakeups();
   const t0 = performance.now();
   const lane = async () => {
     while (next < n && !failure) {
@@ -39,6 +40,7 @@ export async function runBurst(way, { n, concurrency, file, args, timeline = fal
   await Promise.all(Array.from({ length: Math.min(concurrency, n) }, lane));
   const wallMs = performance.now() - t0;
   const cpuNs = mainThreadCpuNs() - cpu0;
+  const wakeups = wake0 === null ? null : mainThreadWakeups() - wake0;
   const waitNs = wait0 === null ? null : mainThreadRunQueueNs() - wait0;
   const loop = loopMonitor?.stop();
   if (failure) {
@@ -60,6 +62,8 @@ export async function runBurst(way, { n, concurrency, file, args, timeline = fal
     wallMs,
     perSecond: n / (wallMs / 1000),
     cpuPerLaunchMs: cpuNs / 1e6 / n,
+    // The loop monitors' timers wake the thread too: read it from a burst without them.
+    wakeupsPerLaunch: wakeups === null ? null : wakeups / n,
     runQueueShare: waitNs === null ? null : waitNs / 1e6 / wallMs,
     timeline: timeline ? loop?.timeline : undefined,
   };

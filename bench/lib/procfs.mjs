@@ -52,6 +52,18 @@ export function mainThreadCpuNs() {
 }
 
 /**
+ * How often the calling (main) thread has slept and been woken: its voluntary context
+ * switches (/proc/<pid>/task/<pid>/status), or null. An event loop sleeps in
+ * epoll_wait when it has nothing to do, so each one is a wake-up by the kernel: a
+ * reply that arrived on its own. Replies already there when the loop polls cost none.
+ */
+export function mainThreadWakeups() {
+  const s = read(`/proc/${process.pid}/task/${process.pid}/status`);
+  const m = s && /^voluntary_ctxt_switches:\s+(\d+)/m.exec(s);
+  return m ? Number(m[1]) : null;
+}
+
+/**
  * Time the calling (main) thread spent runnable but waiting for a CPU, in ns
  * (schedstat's run_delay), or null. A loop that is late while this grows was
  * starved of CPU by other processes, not blocked by its own work.

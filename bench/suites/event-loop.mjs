@@ -17,7 +17,7 @@ export async function cell(way, params) {
   const burst = await runBurst(way, { n, concurrency, file: process.execPath, args: NODE_ARGS, timeline: true });
   // CPU per launch from a second, unmonitored burst (see runBurst).
   const quiet = await runBurst(way, { n: Math.min(n, 100), concurrency, file: process.execPath, args: NODE_ARGS, monitor: false });
-  return { ...burst, cpuPerLaunchMs: quiet.cpuPerLaunchMs, nodeRss: rssBytes() };
+  return { ...burst, cpuPerLaunchMs: quiet.cpuPerLaunchMs, wakeupsPerLaunch: quiet.wakeupsPerLaunch, nodeRss: rssBytes() };
 }
 
 export const ROWS = [
@@ -40,6 +40,11 @@ export const ROWS = [
   { label: "time to finish all", get: (r) => r.wallMs, fmt: ms },
   { label: "launches per second", get: (r) => r.perSecond, fmt: (v) => num(v, 1), higherIsBetter: true },
   { label: "calling-thread CPU per launch (separate burst without monitors)", get: (r) => r.cpuPerLaunchMs, fmt: ms },
+  {
+    label: "calling-thread wake-ups per launch (same burst; voluntary context switches)",
+    get: (r) => r.wakeupsPerLaunch,
+    fmt: (v) => (v == null ? "–" : num(v, 2)),
+  },
 ];
 
 export function report(results, ways, params) {

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <deque>
+#include <vector>
 #include <string_view>
 
 #include "frame_decoder.hpp"
@@ -30,6 +31,21 @@ class frame_stream {
     nlohmann::json m = messages_.front();
     messages_.pop_front();
     return m;
+  }
+  // The messages that one read() of the descriptor completes (after up to 5 s of
+  // waiting for it), for tests of how frames are grouped into writes.
+  std::vector<nlohmann::json> next_read() {
+    std::vector<nlohmann::json> out(messages_.begin(), messages_.end());
+    messages_.clear();
+    pollfd p{fd_, POLLIN, 0};
+    if (poll(&p, 1, 5000) <= 0) return out;
+    char buf[65536];
+    const ssize_t n = read(fd_, buf, sizeof buf);
+    if (n <= 0) return out;
+    decoder_.feed(buf, static_cast<std::size_t>(n), [&](std::string_view body) {
+      out.push_back(to_json(msgpack::unpack(body.data(), body.size()).get()));
+    });
+    return out;
   }
   // Skips messages until one with this code arrives.
   nlohmann::json next_of(int code) {

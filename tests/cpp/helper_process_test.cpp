@@ -60,6 +60,8 @@ class helper_client {
   json next() { return output_.next(); }
   // Skips messages until one with this code arrives.
   json next_of(int code) { return output_.next_of(code); }
+  // What one read of the helper's output brings.
+  std::vector<json> next_read() { return output_.next_read(); }
 
   exit_status wait_exit() {
     exit_status st;
@@ -103,6 +105,46 @@ TEST(Helper, RunsAChildAndReportsOutputEofAndExitInOrder) {
   EXPECT_EQ(out, "out");
   EXPECT_EQ(err, "err");
   EXPECT_EQ(exit_msg, json::parse("[6, 5, 7, null, 0]"));
+}
+
+TEST(Helper, AnExecWithTheResultOptionIsAnsweredWithOneResultFrame) {
+  helper_client h;
+  h.next();
+  h.send(16, 5, std::string("sh"), std::vector<std::string>{"-c", "printf out; printf err >&2; exit 7"},
+         std::map<std::string, int>{{"result", 1024}});
+  json result = h.next();
+  ASSERT_FALSE(result.is_null());
+  EXPECT_EQ(result[0], static_cast<int>(protocol::msg::result));
+  EXPECT_EQ(result[1], 5);
+  EXPECT_EQ(result[2], 7);
+  EXPECT_TRUE(result[3].is_null());
+  EXPECT_EQ(result[4], 0);
+  EXPECT_EQ(test::unhex(result[5]["$bin"]), "out");
+  EXPECT_EQ(test::unhex(result[6]["$bin"]), "err");
+  EXPECT_GT(result[7].get<int>(), 0);
+  // Nothing more about id 5: the next frame is the answer to a ping sent now.
+  h.send(25, 77);
+  EXPECT_EQ(h.next(), json::parse("[13, 77]"));
+}
+
+TEST(Helper, FramesProducedInOneTurnGoOutInOneWrite) {
+  helper_client h;
+  h.next();
+  // Forty pings in one write are decoded in one turn of the helper's loop: their pongs
+  // (320 bytes, under PIPE_BUF) are one write, so one read takes them all.
+  std::string pings;
+  for (int i = 1; i <= 40; ++i) {
+    msgpack::sbuffer buf;
+    msgpack::packer<msgpack::sbuffer> pk(buf);
+    pk.pack_array(2);
+    pk.pack(25);
+    pk.pack(i);
+    pings += test::frame(std::string(buf.data(), buf.size()));
+  }
+  h.send_raw(pings);
+  const std::vector<json> first = h.next_read();
+  ASSERT_EQ(first.size(), 40u);
+  EXPECT_EQ(first.back(), json::parse("[13, 40]"));
 }
 
 // A write lease on a file: any open of it, exec's included, waits until the lease is let

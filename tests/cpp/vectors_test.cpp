@@ -49,6 +49,11 @@ std::string encode_with_helper(const json& d) {
     case protocol::msg::spawn_known:
       return encode::spawn_known(d[1], d[2].is_null() ? std::nullopt : std::optional<std::uint64_t>(d[2].get<std::uint64_t>()),
                                  opt_str(d[3]));
+    case protocol::msg::result: {
+      const std::string out = test::unhex(d[5]["$bin"]), err = test::unhex(d[6]["$bin"]);
+      return encode::result(d[1], d[2].is_null() ? std::nullopt : std::optional<std::int64_t>(d[2].get<std::int64_t>()),
+                            opt_str(d[3]), d[4], out, err, d[7], d[8], d[9]);
+    }
     default: ADD_FAILURE() << "no encoder for code " << code; return {};
   }
 }

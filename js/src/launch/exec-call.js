@@ -3,13 +3,27 @@
 // and two output buffers, settled when the helper has said all it owes about the id.
 // No HostChild, no streams, no extra loop turn: this is what lets one thread launch
 // tens of thousands of programs a second (issue 15). The rules for how the call ends
-// are execOutcome's, shared with the full path in launch/exec-run.js.
+// are execOutcome's, shared with the full path in launch/exec-run.js. The helper
+// answers it with one `result` frame (spawn option `result`, issue 25): the exit, the
+// timings and the output, which comes as data frames before it only when it is larger
+// than the frame holds. One frame is one wake-up of this thread per launch.
 import { AsyncResource } from "node:async_hooks";
 import { StringDecoder } from "node:string_decoder";
 import { ExecOutput, execOutcome } from "./exec-run.js";
 import { spawnRequestOptions } from "../protocol/spawn-request.js";
 import { encodeSpawnFrame } from "../protocol/spawn-frame.js";
+import { MAX_DATA_CHUNK } from "../protocol/generated.js";
 import { ProtocolError, asExecError, maxBufferExceeded, spawnFailure } from "../core/errors.js";
+
+/**
+ * How many bytes of each output the helper may hold for the result frame: never more
+ * than maxBuffer can take as ExecOutput counts them (a byte decodes to at most three
+ * bytes' worth, U+FFFD), so an output that crosses maxBuffer always comes as data
+ * frames, and is cut off and its child killed as before.
+ */
+export function resultHold({ maxBuffer, encoding }) {
+  return Math.min(MAX_DATA_CHUNK, Math.floor(maxBuffer / (encoding === "buffer" ? 1 : 3)));
+}
 
 /**
  * Runs a plain exec request on `channel`.
@@ -81,7 +95,9 @@ class ExecCall {
       return;
     }
     try {
-      this.#channel.sendFrame(encodeSpawnFrame(this.#id, this.#request.spawnfile, this.#request.spawnargs.slice(1), spawnRequestOptions(this.#request)));
+      const options = spawnRequestOptions(this.#request);
+      options.result = resultHold(this.#request);
+      this.#channel.sendFrame(encodeSpawnFrame(this.#id, this.#request.spawnfile, this.#request.spawnargs.slice(1), options));
     } catch (error) {
       this.#channel.release(this.#id);
       // Arguments and environment too big for one frame: exec would refuse them too.
@@ -92,9 +108,12 @@ class ExecCall {
 
   #onMessage(name, values) {
     switch (name) {
+      case "result": return this.#result(values);
       case "spawned": return this.#spawned(values);
       case "spawn_error":
         this.#channel.release(this.#id);
+        // shutdown() cancelled the launch before it started: the call fails for that.
+        if (this.#hostShutdown) return this.#fail(this.#hostShutdown);
         return this.#spawnError(values[1]);
       case "data": return this.#data(values[1], values[2]);
       case "eof": return this.#eof(values[1]);
@@ -105,6 +124,19 @@ class ExecCall {
         return this.#paid();
       case "error": return this.#rejected(values[2]);
     }
+  }
+
+  // Everything at once: the launch, the output held for this frame, both ends, the exit.
+  #result([, status, signal, flags, stdout, stderr, pid, createUs, queuedUs]) {
+    this.#spawned([, pid, createUs, queuedUs]);
+    if (stdout.byteLength > 0) this.#data(1, stdout);
+    if (stderr.byteLength > 0) this.#data(2, stderr);
+    this.#code = signal === null ? status : null;
+    this.#signal = signal;
+    this.#flags = flags;
+    this.#eof(1);
+    this.#eof(2);
+    this.#paid();
   }
 
   #spawned([, , createUs, queuedUs]) {
@@ -161,15 +193,16 @@ class ExecCall {
     else this.#fail(error);
   }
 
-  // shutdown() began: a running child stays to hear its real end from the helper.
+  // shutdown() began: a running child stays to hear its real end from the helper. The
+  // result frame is the first news of a launch, so every launch the helper holds stays:
+  // one that had not started is answered with spawn_error and fails as shutdown's.
   #onShutdown(error) {
-    if (!this.#running) return false;
     this.#hostShutdown = error;
     return true;
   }
 
   #onGone(error) {
-    if (!this.#running) this.#fail(error);
+    if (!this.#running) this.#fail(this.#hostShutdown ?? error);
     // Its end is known (a grandchild may hold its pipes): no error, the output so far.
     else if (this.#code !== undefined) this.#end(null);
     else this.#end(error);
