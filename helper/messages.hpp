@@ -28,6 +28,7 @@ struct spawn_options {
   std::optional<std::uint64_t> max_buffer;  // absent: no cap; 0: no output allowed
   std::optional<std::uint64_t> credit;  // absent: unlimited, no credit round trips
   bool ipc = false;  // a socketpair as the child's fd 3 (Node's NODE_CHANNEL_FD)
+  bool handover = false;  // piped stdio go to Node over the helper's IPC channel (node_ipc.hpp)
   std::optional<std::uint32_t> uid;
   std::optional<std::uint32_t> gid;
   bool windows_hide = false;                // Windows only, as in child_process

@@ -5,7 +5,7 @@
 
 namespace spawnhost::protocol {
 
-inline constexpr std::uint32_t version = 2;
+inline constexpr std::uint32_t version = 3;
 inline constexpr std::size_t max_body_bytes = 4194304;
 inline constexpr std::size_t max_data_chunk = 262144;
 
@@ -94,6 +94,7 @@ inline constexpr const char* kill_signal = "kill_signal";
 inline constexpr const char* max_buffer = "max_buffer";
 inline constexpr const char* credit = "credit";
 inline constexpr const char* ipc = "ipc";
+inline constexpr const char* handover = "handover";
 inline constexpr const char* uid = "uid";
 inline constexpr const char* gid = "gid";
 inline constexpr const char* windows_hide = "windows_hide";

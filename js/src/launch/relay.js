@@ -2,13 +2,17 @@
 // as Node streams on one side, write/end/credit/close_output/send frames about its id
 // on the other. HelperLaunch (what a launch is: its states, id and end) owns one of
 // these and tells it when frames may go out and when they must stop.
+//
+// This is one of the two "child streams" of a launch (docs/architecture.md): where the
+// helper hands the stdio over to Node, launch/handover.js replaces the stdio part and
+// keeps the rest (the IPC channel still relays).
 import { HelperInput, HelperOutput } from "./streams.js";
 import { OUTPUT_CREDIT } from "../protocol/spawn-request.js";
 import { HelperIpc } from "./ipc.js";
 
 /** The streams of one child and the frames that feed them. */
 export class LaunchRelay {
-  /** How many ends the helper reports (one eof per piped output and per IPC channel). */
+  /** How many streams `close` waits for (each piped output, the IPC channel). */
   streams = 0;
   /** @type {HelperIpc|null} */
   ipc = null;
@@ -38,8 +42,48 @@ export class LaunchRelay {
     this.#child = child;
     this.#onStreamClosed = onStreamClosed;
     this.#owesMore = owesMore;
-    this.#createStdio();
+    this._createStdio(request, child, onStreamClosed, channel);
     if (request.ipc) this.#createIpc();
+  }
+
+  /** The launch's id, once the spawn request went out (0 before). */
+  get id() {
+    return this.#id;
+  }
+
+  /** How many ends the helper reports (one eof per relayed output and per IPC channel). */
+  get owed() {
+    return this.streams;
+  }
+
+  /** The spawn request's options, with what this way of carrying the streams needs. */
+  spawnOptions(options) {
+    return options;
+  }
+
+  /** The helper said `spawned`: `ready` once the streams can be used (here: now). */
+  whenSpawned(pid, ready) {
+    ready();
+  }
+
+  /** A launch given up on was spawned after all: nothing of its streams is kept. */
+  abandonSpawned() {}
+
+  /** The process never ran or is lost: the outputs end, so readers finish. */
+  endOutputs() {
+    this.#child.stdout?._eof();
+    this.#child.stderr?._eof();
+  }
+
+  /**
+   * The helper went away while the child ran: its relayed streams are gone with it.
+   * @returns {boolean} true: `close` now; false: it follows the streams' own ends
+   */
+  lost() {
+    this.#child.stdin?.destroy();
+    this.#child.stdout?.destroy();
+    this.#child.stderr?.destroy();
+    return true;
   }
 
   /** The spawn request went out under `id`: what waited goes out too, in order. */
@@ -84,7 +128,7 @@ export class LaunchRelay {
     this.#sendForChild(name, field);
   }
 
-  #createStdio() {
+  _createStdio() {
     const [stdinKind, stdoutKind, stderrKind] = this.#request.stdio;
     const stdin = stdinKind === "pipe" ? new HelperInput({
       send: (bytes, onFlushed) => this.#writeStdin(bytes, onFlushed),
