@@ -214,6 +214,9 @@ void node_ipc::start() { impl_->read_some(); }
 
 void node_ipc::hand_over(std::uint64_t id, std::uint64_t pid, std::uint32_t fd, os_handle handle) {
   if (impl_->closed) return impl_->handler_.hand_over_failed(id, "Node's IPC channel is closed");
+  // libuv takes a received descriptor as it is, and expects its own ends non-blocking
+  // (uv_socketpair makes them so): a blocking one would stall Node's thread in write().
+  if (const int flags = ::fcntl(handle.get(), F_GETFL); flags >= 0) ::fcntl(handle.get(), F_SETFL, flags | O_NONBLOCK);
   std::string line = R"({"cmd":"NODE_HANDLE","type":"net.Native","msg":{"cmd":"NODE_SPAWNHOST_STDIO","id":)" +
                      std::to_string(id) + R"(,"pid":)" + std::to_string(pid) + R"(,"fd":)" + std::to_string(fd) + "}}\n";
   impl_->send_hand_over(impl_->waiting.emplace_back(impl::hand_over{id, std::move(line), std::move(handle), 0}));

@@ -50,6 +50,14 @@ export class LaunchHandover extends LaunchRelay {
     });
   }
 
+  // The exit comes on the helper's socket, the output on the child's, both ready in
+  // the same poll at the latest (the child wrote before it exited), or in the next
+  // one for sockets adopted just now: the exit waits for that poll, and so follows
+  // the outputs' ends as child_process's does (Node 20's order).
+  afterOutputsRead(deliver) {
+    setImmediate(() => setImmediate(deliver));
+  }
+
   abandonSpawned(pid) {
     if (this._sockets.length > 0) this._inbox.discard(this.id, pid);
   }

@@ -290,7 +290,7 @@ export class HelperLaunch {
   #onExit(status, signal, flags) {
     this.#state = "exited";
     this.#exitPending = true;
-    setImmediate(() => this.#deliverExit(status, signal, flags));
+    this.#relay.afterOutputsRead(() => this.#deliverExit(status, signal, flags));
   }
 
   #deliverExit(status, signal, flags) {

@@ -66,6 +66,15 @@ export class LaunchRelay {
     ready();
   }
 
+  /**
+   * The helper reported the exit: `deliver` it once what the child wrote before it
+   * was read. The helper relays that before the exit, so a loop turn is enough (the
+   * exit then follows each output's end, as under child_process).
+   */
+  afterOutputsRead(deliver) {
+    setImmediate(deliver);
+  }
+
   /** A launch given up on was spawned after all: nothing of its streams is kept. */
   abandonSpawned() {}
 
