@@ -7,6 +7,18 @@
 import { LaunchRelay } from "./relay.js";
 import { adopt, endPending, pendingSocket } from "./handed-socket.js";
 
+/**
+ * The child streams of one launch, chosen by the helper it goes to: handed over where
+ * the helper hands descriptors to Node (channel.handles) and the call hands out
+ * streams; relayed otherwise, and for execFile, whose output the helper gathers
+ * (maxBuffer there) for the cheapest path.
+ * @returns {LaunchRelay}
+ */
+export function childStreams(channel, request, child, hooks) {
+  const Streams = channel.handles && request.kind === "spawn" ? LaunchHandover : LaunchRelay;
+  return new Streams(channel, request, child, hooks);
+}
+
 /** A launch's stdio handed over by the helper; its IPC channel relayed. */
 export class LaunchHandover extends LaunchRelay {
   // Set in _createStdio, which the base constructor calls, so no class fields here
@@ -41,12 +53,13 @@ export class LaunchHandover extends LaunchRelay {
   }
 
   whenSpawned(pid, ready) {
-    if (this._sockets.length === 0) return ready();
+    if (this._sockets.length === 0) return ready([]);
+    this._startHolding();
     this._claim = { id: this.id, pid };
     this._inbox.claim(this.id, pid, this._sockets.map(({ fd }) => fd), (handles) => {
       this._claim = null;
       for (const { fd, socket } of this._sockets) adopt(socket, handles.get(fd), fd > 0);
-      ready();
+      ready(this.release());
     });
   }
 

@@ -5,8 +5,8 @@
 // (launch/relay.js), or handed over as sockets (launch/handover.js).
 import { AsyncResource } from "node:async_hooks";
 import { HostChild, watchAbortSignal } from "./host-child.js";
-import { LaunchRelay } from "./relay.js";
-import { LaunchHandover } from "./handover.js";
+import { childStreams } from "./handover.js";
+import { deliverClose, deliverExit, drainAfterExit } from "./child-end.js";
 import { EXIT_FLAG } from "../protocol/generated.js";
 import { spawnRequestOptions } from "../protocol/spawn-request.js";
 import { encodeSpawnFrame } from "../protocol/spawn-frame.js";
@@ -32,11 +32,8 @@ export class HelperLaunch {
   #state = "starting";
   #pendingKill = null;
   #abortedBeforeCall = false;
-  /** @type {LaunchRelay} the child streams (a LaunchHandover is one) */
+  /** @type {import("./relay.js").LaunchRelay} the child streams (relayed, or handed over) */
   #relay;
-  // Between `spawned` and the streams being ready (the hand-overs came): what the
-  // helper says about the id meanwhile waits here, in order.
-  #joining = null;
   #channelEnded = false;
   #refHeld = false;
   #closesNeeded = 1;
@@ -78,10 +75,7 @@ export class HelperLaunch {
         waitForPid: () => this.#waitForPid(),
       },
     });
-    // A helper that hands stdio over does so for the calls that hand out streams;
-    // execFile's output is gathered in the helper (maxBuffer there), relayed.
-    const Streams = channel.handles && request.kind === "spawn" ? LaunchHandover : LaunchRelay;
-    this.#relay = new Streams(channel, request, this.child, {
+    this.#relay = childStreams(channel, request, this.child, {
       onStreamClosed: () => this.#maybeClose(),
       owesMore: () => this.#helperOwes > 0,
     });
@@ -154,8 +148,8 @@ export class HelperLaunch {
   }
 
   #onMessage(name, values) {
-    if (this.#joining && name === "error") return this.#handOverFailed(values[2]);
-    if (this.#joining) return void this.#joining.push([name, values]);
+    if (this.#relay.holding && name === "error") return this.#handOverFailed(values[2]);
+    if (this.#relay.hold(name, values)) return;
     if (this.#abandoned) return this.#absorb(name, values);
     if (this.#relay.receive(name, values)) {
       if (name !== "eof") return;
@@ -178,10 +172,7 @@ export class HelperLaunch {
   }
 
   #onSpawned([, pid, createUs, queuedUs]) {
-    this.#joining = [];
-    this.#relay.whenSpawned(pid, () => {
-      const held = this.#joining;
-      this.#joining = null;
+    this.#relay.whenSpawned(pid, (held) => {
       if (this.#state !== "launching") return;
       this.#running(pid, createUs, queuedUs);
       for (const [name, values] of held) this.#onMessage(name, values);
@@ -191,8 +182,7 @@ export class HelperLaunch {
   // The helper could not hand the child's stdio over: it killed the child, whose end
   // is only counted; the launch fails.
   #handOverFailed(message) {
-    const held = this.#joining;
-    this.#joining = null;
+    const held = this.#relay.release();
     this.#abandoned = true;
     this.#finish();
     this.#launchedSettle.reject(new ProtocolError("rejected", `the helper could not hand the child's stdio to Node: ${message}`));
@@ -295,27 +285,7 @@ export class HelperLaunch {
 
   #deliverExit(status, signal, flags) {
     this.#exitPending = false;
-    this.child.exitCode = signal === null ? status : null;
-    this.child.signalCode = signal;
-    this.child._exitFlags = flags;
-    if (flags & EXIT_FLAG.timed_out) this.child.killed = true; // the helper sent kill_signal
-    // As child_process does: stdin goes away with the process, and outputs nobody
-    // listens to are drained so that `close` can follow.
-    this.child.stdin?.destroy();
-    this.child._deliver("exit", this.child.exitCode, signal);
-    // Only once the caller could attach listeners (the child may exit before spawn()
-    // has even resolved), and on the next tick, as child_process's flushStdio: the
-    // `exit` listener's last chance to start reading.
-    this.child._afterDelivered(() => process.nextTick(() => {
-      this.#flushOutputs();
-      this.#maybeClose();
-    }));
-  }
-
-  #flushOutputs() {
-    for (const stream of [this.child.stdout, this.child.stderr]) {
-      if (stream && stream.readable && !stream._readableState.readableListening) stream.resume();
-    }
+    deliverExit(this.child, status, signal, flags, () => this.#maybeClose());
   }
 
   #onRequestRejected(message) {
@@ -348,10 +318,7 @@ export class HelperLaunch {
     this.#state = "exited";
     if (this.#relay.ipc && !this.#channelEnded) this.#maybeClose();
     this.#channelEnded = true;
-    if (!exited) this.child._afterDelivered(() => process.nextTick(() => {
-      this.#flushOutputs();
-      this.#maybeClose();
-    }));
+    if (!exited) drainAfterExit(this.child, () => this.#maybeClose());
   }
 
   // shutdown() began. A call not answered yet fails now; a running child stays to
@@ -365,7 +332,7 @@ export class HelperLaunch {
   #maybeClose() {
     if (--this.#closesNeeded > 0 || this.#state === "closed") return;
     this.#finish();
-    this.#deliverClose();
+    deliverClose(this.child);
   }
 
   // The process never ran or is lost: its outputs end (as child_process's do after a
@@ -375,14 +342,7 @@ export class HelperLaunch {
     this.child.stdin?.destroy();
     this.#relay.endOutputs();
     this.#finish();
-    this.#deliverClose();
-  }
-
-  // child_process raises `close` a loop turn after the last stream closed (it waits
-  // for libuv's close callbacks); code that awaits the output and then listens for
-  // `close` relies on that, so we wait a turn as well.
-  #deliverClose() {
-    setImmediate(() => this.child._deliver("close", this.child.exitCode, this.child.signalCode));
+    deliverClose(this.child);
   }
 
   #helperPaid() {

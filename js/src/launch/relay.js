@@ -28,6 +28,8 @@ export class LaunchRelay {
   #state = "waiting";
   // stdin writes and other frames made before the spawn request went out.
   #early = [];
+  // Between `spawned` and the streams being ready: the helper's messages about the id.
+  #held = null;
 
   /**
    * @param {import("../helper/channel.js").Channel} channel
@@ -61,9 +63,35 @@ export class LaunchRelay {
     return options;
   }
 
-  /** The helper said `spawned`: `ready` once the streams can be used (here: now). */
+  /**
+   * The helper said `spawned`: `ready(held)` once the streams can be used (here: now),
+   * with the messages about the id that came meanwhile (`hold`).
+   */
   whenSpawned(pid, ready) {
-    ready();
+    ready([]);
+  }
+
+  /** True while messages wait for the streams (`hold` takes them). */
+  get holding() {
+    return this.#held !== null;
+  }
+
+  /** Keeps a message for after the streams are ready; false when they are. */
+  hold(name, values) {
+    this.#held?.push([name, values]);
+    return this.#held !== null;
+  }
+
+  /** Starts holding (the streams are not ready yet). */
+  _startHolding() {
+    this.#held = [];
+  }
+
+  /** Stops holding: the messages held so far. */
+  release() {
+    const held = this.#held ?? [];
+    this.#held = null;
+    return held;
   }
 
   /**
