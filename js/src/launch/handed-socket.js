@@ -25,10 +25,11 @@ export function pendingSocket(Pipe, readable) {
 
 /**
  * Gives a pending socket the handle the helper handed over; what waited for it goes on.
+ * `scope`: the AsyncResource whose context the socket's reads run in.
  * A socket destroyed meanwhile closes the handle instead, as Node closes its end of a
  * destroyed stream (the child gets EPIPE, or EOF for its stdin).
  */
-export function adopt(socket, handle, readable) {
+export function adopt(socket, handle, readable, scope) {
   const placeholder = socket._handle;
   if (socket.destroyed || !placeholder) {
     handle.close();
@@ -36,7 +37,10 @@ export function adopt(socket, handle, readable) {
   }
   const owner = Object.getOwnPropertySymbols(placeholder).find((symbol) => symbol.description === "owner_symbol");
   handle[owner] = socket;
-  handle.onread = placeholder.onread;
+  // Node made the handle in its IPC channel's read: its reads run in the launching
+  // call's async context instead, as a child_process socket's run in its spawn's.
+  const onread = placeholder.onread;
+  handle.onread = scope ? function (...args) { return scope.runInAsyncScope(onread, this, ...args); } : onread;
   socket._handle = handle;
   placeholder.close();
   socket.connecting = false;

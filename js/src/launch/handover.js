@@ -23,10 +23,12 @@ export function childStreams(channel, request, child, hooks) {
 export class LaunchHandover extends LaunchRelay {
   // Set in _createStdio, which the base constructor calls, so no class fields here
   // (they would be set after it): _sockets ({ fd, socket }[]), _inbox (the channel's
-  // HandleInbox), _claim ({ id, pid } while the hand-overs are awaited).
+  // HandleInbox), _claim ({ id, pid } while the hand-overs are awaited), _scope (the
+// launching call's async context: the handles were made in the helper channel's).
 
-  _createStdio(request, child, onStreamClosed, channel) {
+  _createStdio(request, child, onStreamClosed, channel, scope) {
     this._inbox = channel.handles;
+    this._scope = scope;
     this._claim = null;
     this._sockets = [];
     const [stdin, stdout, stderr] = request.stdio.map((kind, fd) => {
@@ -36,7 +38,7 @@ export class LaunchHandover extends LaunchRelay {
       if (fd > 0) {
         // As child_process counts them: each output's close, not stdin's.
         this.streams++;
-        socket.on("close", onStreamClosed);
+        socket.on("close", () => scope.runInAsyncScope(onStreamClosed));
       }
       return socket;
     });
@@ -56,11 +58,11 @@ export class LaunchHandover extends LaunchRelay {
     if (this._sockets.length === 0) return ready([]);
     this._startHolding();
     this._claim = { id: this.id, pid };
-    this._inbox.claim(this.id, pid, this._sockets.map(({ fd }) => fd), (handles) => {
+    this._inbox.claim(this.id, pid, this._sockets.map(({ fd }) => fd), (handles) => this._scope.runInAsyncScope(() => {
       this._claim = null;
-      for (const { fd, socket } of this._sockets) adopt(socket, handles.get(fd), fd > 0);
+      for (const { fd, socket } of this._sockets) adopt(socket, handles.get(fd), fd > 0, this._scope);
       ready(this.release());
-    });
+    }));
   }
 
   // The exit comes on the helper's socket, the output on the child's, both ready in

@@ -78,6 +78,7 @@ export class HelperLaunch {
     this.#relay = childStreams(channel, request, this.child, {
       onStreamClosed: () => this.#maybeClose(),
       owesMore: () => this.#helperOwes > 0,
+      scope: this.#scope,
     });
     this.#closesNeeded += this.#relay.streams;
     this.#helperOwes += this.#relay.owed;

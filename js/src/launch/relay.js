@@ -35,16 +35,18 @@ export class LaunchRelay {
    * @param {import("../helper/channel.js").Channel} channel
    * @param {object} request normalized by core/options.js
    * @param {import("./host-child.js").HostChild} child
-   * @param {{ onStreamClosed: () => void, owesMore: () => boolean }} hooks onStreamClosed:
-   *   an output stream closed; owesMore: the helper still owes messages about the id
+   * @param {{ onStreamClosed: () => void, owesMore: () => boolean, scope?: import("node:async_hooks").AsyncResource }} hooks
+   *   onStreamClosed: an output stream closed; owesMore: the helper still owes messages
+   *   about the id; scope: the launching call's async context, for events that do not
+   *   come through the channel (the handed-over sockets')
    */
-  constructor(channel, request, child, { onStreamClosed, owesMore }) {
+  constructor(channel, request, child, { onStreamClosed, owesMore, scope }) {
     this.#channel = channel;
     this.#request = request;
     this.#child = child;
     this.#onStreamClosed = onStreamClosed;
     this.#owesMore = owesMore;
-    this._createStdio(request, child, onStreamClosed, channel);
+    this._createStdio(request, child, onStreamClosed, channel, scope);
     if (request.ipc) this.#createIpc();
   }
 
