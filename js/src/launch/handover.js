@@ -55,7 +55,13 @@ export class LaunchHandover extends LaunchRelay {
   }
 
   whenSpawned(pid, ready) {
+    // No descriptors come for no pipe, nor for a launch the helper answered without a
+    // process (pid 0: SPAWNHOST_HELPER_NULL_LAUNCHER, benchmarks only).
     if (this._sockets.length === 0) return ready([]);
+    if (pid === 0) {
+      this.endOutputs();
+      return ready([]);
+    }
     this._startHolding();
     this._claim = { id: this.id, pid };
     this._inbox.claim(this.id, pid, this._sockets.map(({ fd }) => fd), (handles) => this._scope.runInAsyncScope(() => {
