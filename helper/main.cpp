@@ -2,7 +2,7 @@
 // schema/README.md on its stdin/stdout. Diagnostics go to stderr only.
 //
 //   spawnhost-helper [--launch-threads N] [--grace-ms MS] [--inherit-fds A,B,C]
-//                    [--leave-parent] [--input-fd N] [--sync-fd N]
+//                    [--leave-parent] [--input-fd N] [--sync-fd N] [--ipc-fd N]
 //   spawnhost-helper --version
 #include <asio/io_context.hpp>
 
@@ -17,6 +17,7 @@
 #include "launch_pool.hpp"
 #include "termination_signals.hpp"
 #include "process.hpp"
+#include "node_ipc.hpp"
 #include "session.hpp"
 #include "sync_socket.hpp"
 
@@ -33,6 +34,7 @@ struct arguments {
   bool leave_parent = false;  // started by a worker thread: see prepare_helper_process
   int input_fd = 0;           // where Node's frames arrive (not stdin: see --leave-parent in channel.js)
   int sync_fd = -1;           // one end of Node's socketpair for the sync channel (docs/sync.md)
+  int ipc_fd = -1;            // Node's IPC channel ("ipc" stdio entry): stdio hand-over (node_ipc.hpp)
 };
 
 bool parse_number(std::string_view text, long& out) {
@@ -42,7 +44,7 @@ bool parse_number(std::string_view text, long& out) {
 
 int usage(const char* problem) {
   std::fprintf(stderr, "spawnhost-helper: %s\nusage: spawnhost-helper [--launch-threads N] [--grace-ms MS] "
-               "[--inherit-fds A,B,C] [--leave-parent] [--input-fd N] [--sync-fd N] | --version\n", problem);
+               "[--inherit-fds A,B,C] [--leave-parent] [--input-fd N] [--sync-fd N] [--ipc-fd N] | --version\n", problem);
   return 2;
 }
 
@@ -68,6 +70,9 @@ int main(int argc, char** argv) {
       ++i;
     } else if (arg == "--sync-fd" && value && parse_number(value, n) && n >= 3 && n <= 1024) {
       args.sync_fd = static_cast<int>(n);
+      ++i;
+    } else if (arg == "--ipc-fd" && value && parse_number(value, n) && n >= 3 && n <= 1024) {
+      args.ipc_fd = static_cast<int>(n);
       ++i;
     } else if (arg == "--leave-parent") {
       args.leave_parent = true;
@@ -99,6 +104,11 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "spawnhost-helper: SPAWNHOST_HELPER_NULL_LAUNCHER=1: no process will be created (benchmarks only)\n");
   }
   spawnhost::session session(io, pool, config, args.input_fd, 1);
+  std::optional<spawnhost::node_ipc> ipc;
+  if (args.ipc_fd >= 0) {
+    ipc.emplace(io, args.ipc_fd, session);
+    session.use_node_ipc(*ipc);
+  }
 
   // The sync channel is a socket Node made with our stdio: nothing to create, and no
   // name anyone else could open. Without it the helper still serves the main channel;
@@ -119,6 +129,7 @@ int main(int argc, char** argv) {
   signals.async_wait([&] { session.begin_shutdown(config.grace); });
   if (sync_session) sync_session->start();
   session.start();
+  if (ipc) ipc->start();
   io.run();
   return 0;
 }

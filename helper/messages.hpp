@@ -31,6 +31,7 @@ struct spawn_options {
   // bytes of each output (capped at max_data_chunk).
   std::optional<std::uint64_t> result;
   bool ipc = false;  // a socketpair as the child's fd 3 (Node's NODE_CHANNEL_FD)
+  bool handover = false;  // piped stdio go to Node over the helper's IPC channel (node_ipc.hpp)
   std::optional<std::uint32_t> uid;
   std::optional<std::uint32_t> gid;
   bool windows_hide = false;                // Windows only, as in child_process

@@ -73,6 +73,10 @@ void session::handle(spawn_request&& r) {
     reject_awaits(id, "EINVAL");
     return channel_.send(encode::error(id, false, "bad_option: unknown signal '" + r.options.kill_signal + "'"));
   }
+  if (r.options.handover && !node_ipc_) {
+    reject_awaits(id, "EINVAL");
+    return channel_.send(encode::error(id, false, "bad_option: handover needs Node's IPC channel (--ipc-fd)"));
+  }
   if (config_.null_launcher) return answer_without_process(r);
   auto p = std::make_shared<pending_launch>();
   p->request = std::move(r);
@@ -104,7 +108,7 @@ void session::answer_without_process(const spawn_request& r) {
   if (r.options.result) return channel_.send(encode::result(r.id, 0, std::nullopt, 0, {}, {}, 0, 0, 0));
   channel_.send(encode::spawned(r.id, 0, 0, 0));
   for (std::uint32_t fd = 1; fd <= 2; ++fd) {
-    if (r.options.stdio[fd] == protocol::stdio_kind::pipe) channel_.send(encode::eof(r.id, fd));
+    if (r.options.stdio[fd] == protocol::stdio_kind::pipe && !r.options.handover) channel_.send(encode::eof(r.id, fd));
   }
   if (r.options.ipc) channel_.send(encode::eof(r.id, 3));
   channel_.send(encode::exit(r.id, 0, std::nullopt, 0));
@@ -126,12 +130,20 @@ void session::on_launched(const std::shared_ptr<pending_launch>& p, launched_pro
     return maybe_finish();
   }
   const std::uint64_t pid = static_cast<std::uint64_t>(result.pid), create_us = result.create_us;
+  // Handed over, our ends of the stdio go to Node, and the child object never sees them.
+  os_handle handed[3];
+  if (p->request.options.handover) {
+    for (int fd = 0; fd < 3; ++fd) handed[fd] = std::move(result.stdio[fd]);
+  }
   auto c = std::make_shared<child>(io_, *this, id, std::move(result), p->request.options, p->kill_signal,
                                    config_.grace);
   children_[id] = c;
   // A caller that asked for the result frame hears of the launch in it.
   if (p->request.options.result) c->set_launch_timings(create_us, queued_us);
   else channel_.send(encode::spawned(id, pid, create_us, queued_us));
+  for (std::uint32_t fd = 0; fd < 3; ++fd) {
+    if (handed[fd]) node_ipc_->hand_over(id, pid, fd, std::move(handed[fd]));
+  }
   spawn_known(id, p->awaiting, {pid, {}});
   c->start();
   for (const auto& bytes : p->early_input) c->write(bytes);
@@ -276,6 +288,20 @@ void session::on_output_room() {
 }
 
 void session::child_exited(std::uint64_t) { maybe_finish(); }
+
+// A child whose stdio cannot reach Node is of no use to it: it is killed, and Node
+// hears why about its id (its `exit` follows as usual).
+void session::hand_over_failed(std::uint64_t id, const std::string& why) {
+  if (auto it = children_.find(id); it != children_.end()) it->second->kill(sigkill_number);
+  channel_.send(encode::error(id, false, "handover: " + why));
+}
+
+// Descriptors from Node (helper.send(msg, handle)) have no use yet: closed on arrival.
+void session::received(const std::string&, os_handle) {}
+
+void session::channel_error(const std::string& why) {
+  channel_.send(encode::error(std::nullopt, false, "ipc: " + why));
+}
 
 void session::child_closed(std::uint64_t id) { children_.erase(id); }
 

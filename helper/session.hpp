@@ -25,6 +25,7 @@
 #include "child.hpp"
 #include "launch_pool.hpp"
 #include "messages.hpp"
+#include "node_ipc.hpp"
 #include "process.hpp"
 
 namespace spawnhost {
@@ -39,13 +40,15 @@ struct session_config {
   bool null_launcher = false;
 };
 
-class session final : public channel::handler, public child_owner {
+class session final : public channel::handler, public child_owner, public node_ipc::handler {
  public:
   session(asio::io_context& io, launch_pool& pool, session_config config, int in_fd, int out_fd);
   void start();  // say hello, then serve
   // Makes `follower` this session's follower: its shutdown follows ours, the helper
   // stops only once both are done, and its await_spawn asks about our launches.
   void lead(session& follower);
+  // Node's IPC channel (--ipc-fd): spawns with `handover` give it their piped stdio.
+  void use_node_ipc(node_ipc& ipc) { node_ipc_ = &ipc; }
   // Ends every non-detached child (kill signal, SIGKILL after `grace`), waits for
   // launches in flight, flushes what is queued for Node, then stops the loop.
   void begin_shutdown(std::chrono::milliseconds grace);
@@ -66,6 +69,11 @@ class session final : public channel::handler, public child_owner {
   }
   void child_exited(std::uint64_t id) override;
   void child_closed(std::uint64_t id) override;
+
+  // node_ipc::handler
+  void hand_over_failed(std::uint64_t id, const std::string& why) override;
+  void received(const std::string& message, os_handle handle) override;
+  void channel_error(const std::string& why) override;
 
  private:
   // What a launch came to, for await_spawn: a pid, or the spawn_error code.
@@ -126,6 +134,7 @@ class session final : public channel::handler, public child_owner {
   // written, so an id at or before it whose outcome is no longer remembered came and
   // went: await_spawn is answered (ESRCH) instead of waiting for a spawn that passed.
   std::optional<std::uint64_t> last_spawn_id_;
+  node_ipc* node_ipc_ = nullptr;
   session* leader_ = nullptr;
   session* follower_ = nullptr;
   std::size_t removals_in_flight_ = 0;

@@ -58,6 +58,7 @@ const valid = [
   ["data from the IPC channel", [4, 3, 3, bin("7b2261223a317d0a")]],
   ["spawn with an IPC channel", [16, 4, "node", ["child.js"], { ipc: true, credit: 65536 }]],
   ["spawn in Node's current directory", [16, 5, "pwd", [], { cwd: "/tmp/gone", node_cwd: true }]],
+  ["spawn with its stdio handed over", [16, 6, "cat", [], { stdio: [0, 0, 1], handover: true, credit: 524288 }]],
   ["ping", [25, 7]],
   ["pong", [13, 7]],
   ["await_spawn", [26, 7]],
@@ -98,6 +99,7 @@ const invalid = [
   ["spawn with a result option not a uint", raw("9510" + "01" + "a474727565" + "90" + "81a6726573756c74c3"), "bad_option"],
   ["result sent to the helper", raw("9a0f" + "01" + "00" + "c0" + "00" + "c400" + "c400" + "00" + "00" + "00"), "unknown_message"],
   ["spawn with node_cwd not a bool", raw("9510" + "01" + "a474727565" + "90" + "81a86e6f64655f63776401"), "bad_option"],
+  ["spawn with handover not a bool", raw("9510" + "01" + "a474727565" + "90" + "81a868616e646f76657201"), "bad_option"],
 // Every invalid vector is bytes arriving at the helper; the JS suite decodes them as
 // the helper would, so both sides agree on the categories.
 ].map(([name, hex, error]) => ({ name, hex, valid: false, receiver: "helper", error }));

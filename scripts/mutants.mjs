@@ -87,7 +87,7 @@ function runTests(root, m, helperPath) {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, argv, {
       cwd: root,
-      env: { ...process.env, SPAWNHOST_HELPER_PATH: helperPath, SPAWNHOST_TEST_MODES: m.modes ?? "helper" },
+      env: { ...process.env, SPAWNHOST_HELPER_PATH: helperPath, SPAWNHOST_TEST_MODES: m.modes ?? "helper", ...m.env },
       stdio: ["ignore", "pipe", "pipe"],
       detached: true,
     });

@@ -6,9 +6,10 @@
 // Each entry: name; breaks (the behaviour lost); edits ({ file, find, replace }, each
 // `find` present exactly once); tests (files under tests/js); pattern (optional
 // --test-name-pattern, to run only the tests meant to catch it); modes (optional
-// SPAWNHOST_TEST_MODES, default "helper"). Edits under helper/ rebuild the helper.
+// SPAWNHOST_TEST_MODES, default "helper"); env (optional, added to the tests' environment,
+// e.g. SPAWNHOST_STREAMS: "relay" for a break of the relay). Edits under helper/ rebuild the helper.
 
-/** @type {{ name: string, breaks: string, edits: { file: string, find: string, replace: string }[], tests: string[], pattern?: string, modes?: string }[]} */
+/** @type {{ name: string, breaks: string, edits: { file: string, find: string, replace: string }[], tests: string[], pattern?: string, modes?: string, env?: Record<string, string> }[]} */
 export const mutants = [
   // The six from issue 17.
   {
@@ -17,6 +18,7 @@ export const mutants = [
     edits: [{ file: "js/src/launch/streams.js", find: "if (this.#inFlight <= STDIN_WINDOW) callback();", replace: "if (this.#inFlight >= 0) callback();" }],
     tests: ["flow-control.test.js"],
     pattern: "does not read bounds",
+    env: { SPAWNHOST_STREAMS: "relay" },
   },
   {
     name: "queued launch past its deadline starts",
@@ -519,9 +521,10 @@ export const mutants = [
   {
     name: "exit delivered in the batch that carried the outputs' ends",
     breaks: "exit (and flushStdio's drain) comes before a reader's end: stdout read after stderr's end is lost",
-    edits: [{ file: "js/src/launch/helper-launch.js", find: "    setImmediate(() => this.#deliverExit(status, signal, flags));", replace: "    this.#deliverExit(status, signal, flags);" }],
+    edits: [{ file: "js/src/launch/relay.js", find: "    setImmediate(deliver);", replace: "    deliver();" }],
     tests: ["child-streams.test.js"],
     pattern: "stdout read after stderr's end",
+    env: { SPAWNHOST_STREAMS: "relay" },
   },
   {
     name: "stdin.destroy() leaves the child's stdin open",
@@ -529,6 +532,22 @@ export const mutants = [
     edits: [{ file: "js/src/launch/streams.js", find: "    try {\n      this.#closeInput();\n    } catch { /* the helper is gone: so is the pipe */ }\n", replace: "" }],
     tests: ["child-streams.test.js"],
     pattern: "stdin.destroy",
+    env: { SPAWNHOST_STREAMS: "relay" },
+  },
+  // Issue 24: the stdio handed over to Node.
+  {
+    name: "handed-over exit delivered before the adopted sockets were read",
+    breaks: "exit (and flushStdio's drain) overtakes output already in a socket adopted in the same turn: stdout read after stderr's end is lost",
+    edits: [{ file: "js/src/launch/handover.js", find: "    setImmediate(() => setImmediate(deliver));", replace: "    setImmediate(deliver);" }],
+    tests: ["child-streams.test.js"],
+    pattern: "stdout read after stderr's end",
+  },
+  {
+    name: "helper keeps its copy of a handed-over descriptor",
+    breaks: "the helper holds the parent end of every child's stdio after Node acknowledged it: a descriptor leak, and a child's stdin never reads EOF while it lives",
+    edits: [{ file: "helper/posix/node_ipc.cpp", find: "      if (line.size() == std::strlen(R\"({\"cmd\":\"NODE_HANDLE_ACK\"})\")) return;  // Node has it: our copy closes here", replace: "      if (line.size() == std::strlen(R\"({\"cmd\":\"NODE_HANDLE_ACK\"})\")) { (void)h.handle.release(); return; }" }],
+    tests: ["handover.test.js"],
+    pattern: "closes its copy",
   },
   {
     name: "maxBuffer counted by the request's encoding only",

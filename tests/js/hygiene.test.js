@@ -60,6 +60,17 @@ if (modes().includes("helper")) {
       await host.shutdown();
     });
 
+    test("children spawned with piped stdio inherit only it while other launches' ends are being handed to Node", { timeout: 60_000 }, async () => {
+      const host = hostFor("helper", { maxLaunchThreads: 4 });
+      const listings = await Promise.all(Array.from({ length: 60 }, async (_, i) => {
+        const child = await host.spawn(i % 3 === 0 ? "ls" : "cat", i % 3 === 0 ? ["/proc/self/fd"] : [], {});
+        child.stdin.end();
+        return readAll(child.stdout);
+      }));
+      for (const [i, listing] of listings.entries()) assert.equal(listing, i % 3 === 0 ? "0\n1\n2\n3\n" : "");
+      await host.shutdown();
+    });
+
     test("no zombie remains once children have closed", { timeout: 60_000 }, async () => {
       const host = hostFor("helper");
       const sleeper = await host.spawn("sleep", ["30"], { stdio: "ignore" });

@@ -79,11 +79,13 @@ test("a launch that fails has no pid, and still reports its error", async () => 
 test("with the main socket too full to flush, the pid stays undefined instead of blocking", async () => {
   const backend = newBackend();
   await backend.launch(normalizeSpawnRequest("true", [], {})).launched;
-  const sinkLaunch = backend.launch(normalizeSpawnRequest("sleep", ["5"], {}));
+  // A child's IPC channel goes through the main socket whether its stdio are relayed
+  // or handed over: a message to one that never reads fills it.
+  const sinkLaunch = backend.launch(normalizeSpawnRequest("sleep", ["5"], { stdio: ["pipe", "pipe", "pipe", "ipc"] }));
   const sink = { child: sinkLaunch.child, closed: new Promise((resolve) => sinkLaunch.child.on("close", resolve)), release: () => sinkLaunch.child._release() };
   await sinkLaunch.launched;
-  sink.child.stdin.on("error", () => {});
-  sink.child.stdin.write(Buffer.alloc(16 << 20)); // more than the socket takes at once
+  sink.child.on("error", () => {});
+  sink.child.send("x".repeat(16 << 20)); // more than the socket takes at once
   const { child, closed, release } = launch(backend, "sh", ["-c", "echo $$"]);
   assert.equal(child._waitForPid(), undefined);
   release();

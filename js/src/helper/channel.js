@@ -57,6 +57,7 @@ export class Channel {
   /** @type {OrphanGuard|null} where the helper's death does not end its children */
   #orphans = null;
   #retired = false;
+  /** @type {import("./handles.js").HandleInbox|null} the stdio the helper hands over; null: it relays */ handles = null;
 
   /**
    * Starts the helper at once; `ready` settles after its hello.
@@ -80,6 +81,7 @@ export class Channel {
     this.#input = started.input;
     this.#writer = new FrameWriter(started.input);
     this.#leftParent = started.leftParent;
+    this.handles = started.handles;
     if (started.syncSocket) {
       this.#sync = new SyncChannel({
         packageVersion: PACKAGE_VERSION, helperPath: this.#helperPath, socket: started.syncSocket, answerMs,
@@ -327,7 +329,7 @@ export class Channel {
   #applyRef() {
     const method = this.#refs > 0 || this.#holdForShutdown ? "ref" : "unref";
     this.#process[method]();
-    for (const stream of [this.#input, this.#process.stdout, this.#process.stderr]) stream?.[method]?.();
+    for (const stream of [this.#input, this.#process.stdout, this.#process.stderr, this.#process.channel]) stream?.[method]?.();
   }
 
   #checkHello([protocol, version, pid]) {

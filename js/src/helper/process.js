@@ -5,6 +5,7 @@ import { fstatSync } from "node:fs";
 import { createRequire } from "node:module";
 import { isMainThread } from "node:worker_threads";
 import { startTransport } from "./transport.js";
+import { HandleInbox } from "./handles.js";
 import { HelperExitedError } from "../core/errors.js";
 
 // node:child_process's own spawn, read once at load: spawnhost/register later replaces
@@ -24,6 +25,9 @@ export const PACKAGE_VERSION = createRequire(import.meta.url)("../../package.jso
  *   (docs/sync.md), for a SyncChannel; null where there is none
  * @property {import("./bootstrap.js").BootstrapReader|null} bootstrap reads the bootstrap's lines first
  * @property {string} label how errors name it: the helper's path, or the transport
+ * @property {HandleInbox|null} handles the children's stdio the helper hands over on Node's IPC
+ *   channel to it; null where it relays them instead (a transport, Windows, a helper started by
+ *   a worker thread, SPAWNHOST_STREAMS=relay): docs/architecture.md, "Child streams"
  */
 
 /**
@@ -39,7 +43,7 @@ export function startHelper({ helperPath, launchThreads, graceMs, platform, tran
   if (transport) {
     // Across a transport: no inherited fds, no sync socket, no leaving the parent.
     const { process, bootstrap } = startTransport(transport, args, helperPath);
-    return { process, input: process.stdin, leftParent: false, syncSocket: null, bootstrap, label: transport.label };
+    return { process, input: process.stdin, leftParent: false, syncSocket: null, bootstrap, label: transport.label, handles: null };
   }
   // The helper's own fds 0-2 carry the protocol, so Node's fds 0-2 reach it as 3-5,
   // for children whose stdio is "inherit".
@@ -61,7 +65,15 @@ export function startHelper({ helperPath, launchThreads, graceMs, platform, tran
     stdio.push("pipe");
     args.push("--sync-fd", String(syncFd));
   }
-  const child = spawn(helperPath, args, { stdio, windowsHide: true });
+  // Node's own IPC channel to the helper, the only way a descriptor reaches Node: the
+  // helper hands it each child's stdio (helper/node_ipc.hpp). JSON, as Node's handle
+  // protocol is the same in both serializations and JSON is what the helper parses.
+  const ipcFd = handsOver(platform, leftParent) ? stdio.length : -1;
+  if (ipcFd >= 0) {
+    stdio.push("ipc");
+    args.push("--ipc-fd", String(ipcFd));
+  }
+  const child = spawn(helperPath, args, { stdio, windowsHide: true, serialization: "json" });
   const syncSocket = syncFd >= 0 ? child.stdio[syncFd] ?? null : null;
   const input = leftParent ? child.stdio[6] : child.stdin;
   // Node's spawn goes through ChildProcess.prototype.spawn, which code may replace (a
@@ -70,7 +82,15 @@ export function startHelper({ helperPath, launchThreads, graceMs, platform, tran
     child.kill("SIGKILL");
     throw new HelperExitedError(`spawnhost helper ${helperPath} was started without its pipes (a replaced ChildProcess.prototype.spawn took them)`);
   }
-  return { process: child, input, leftParent, syncSocket, bootstrap: null, label: helperPath };
+  const handles = ipcFd >= 0 && child.channel ? new HandleInbox(child) : null;
+  return { process: child, input, leftParent, syncSocket, bootstrap: null, label: helperPath, handles };
+}
+
+// Where the children's stdio are handed over rather than relayed. A helper started by
+// a worker thread leaves its first process, whose exit Node would take for the end of
+// the channel; SPAWNHOST_STREAMS=relay forces the relay (the tests run both).
+function handsOver(platform, leftParent) {
+  return platform !== "win32" && !leftParent && process.env.SPAWNHOST_STREAMS !== "relay";
 }
 
 function isOpen(fd) {

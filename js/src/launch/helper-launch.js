@@ -1,10 +1,12 @@
 // One launch in helper mode: sends the spawn request, turns the helper's messages about
 // its id into HostChild state and events, and gives child_process's `close` semantics
-// (after exit and after every piped output has closed). How the child's streams relay
-// is launch/relay.js.
+// (after exit and after every piped output has closed). How the child's streams reach
+// Node is its "child streams", chosen once per helper: relayed in frames
+// (launch/relay.js), or handed over as sockets (launch/handover.js).
 import { AsyncResource } from "node:async_hooks";
 import { HostChild, watchAbortSignal } from "./host-child.js";
-import { LaunchRelay } from "./relay.js";
+import { childStreams } from "./handover.js";
+import { deliverClose, deliverExit, drainAfterExit } from "./child-end.js";
 import { EXIT_FLAG } from "../protocol/generated.js";
 import { spawnRequestOptions } from "../protocol/spawn-request.js";
 import { encodeSpawnFrame } from "../protocol/spawn-frame.js";
@@ -30,8 +32,9 @@ export class HelperLaunch {
   #state = "starting";
   #pendingKill = null;
   #abortedBeforeCall = false;
-  /** @type {LaunchRelay} */
+  /** @type {import("./relay.js").LaunchRelay} the child streams (relayed, or handed over) */
   #relay;
+  #channelEnded = false;
   #refHeld = false;
   #closesNeeded = 1;
   // Messages the helper still owes about this id (exit, one eof per piped output);
@@ -72,12 +75,13 @@ export class HelperLaunch {
         waitForPid: () => this.#waitForPid(),
       },
     });
-    this.#relay = new LaunchRelay(channel, request, this.child, {
+    this.#relay = childStreams(channel, request, this.child, {
       onStreamClosed: () => this.#maybeClose(),
       owesMore: () => this.#helperOwes > 0,
+      scope: this.#scope,
     });
     this.#closesNeeded += this.#relay.streams;
-    this.#helperOwes += this.#relay.streams;
+    this.#helperOwes += this.#relay.owed;
     this.#ref();
     if (request.signal?.aborted) {
       // Aborted before the call: it never starts. Decided here, synchronously, so the
@@ -109,7 +113,7 @@ export class HelperLaunch {
       });
       this.#state = "launching";
       try {
-        this.#channel.sendFrame(encodeSpawnFrame(this.#id, this.#request.spawnfile, this.#request.spawnargs.slice(1), spawnRequestOptions(this.#request)));
+        this.#channel.sendFrame(encodeSpawnFrame(this.#id, this.#request.spawnfile, this.#request.spawnargs.slice(1), this.#relay.spawnOptions(spawnRequestOptions(this.#request))));
       } catch (error) {
         // Arguments and environment too big for one frame: exec would refuse them too
         // (beyond ARG_MAX), so report what child_process reports.
@@ -145,12 +149,17 @@ export class HelperLaunch {
   }
 
   #onMessage(name, values) {
-    if (this.#abandoned) return this.#absorb(name);
+    if (this.#relay.holding && name === "error") return this.#handOverFailed(values[2]);
+    if (this.#relay.hold(name, values)) return;
+    if (this.#abandoned) return this.#absorb(name, values);
     if (this.#relay.receive(name, values)) {
       if (name !== "eof") return;
       // An output's end closes its stream, which counts towards `close` as it closes;
       // the IPC channel has no stream: its end counts now.
-      if (values[1] === 3) this.#maybeClose();
+      if (values[1] === 3 && !this.#channelEnded) {
+        this.#channelEnded = true;
+        this.#maybeClose();
+      }
       return this.#helperPaid();
     }
     switch (name) {
@@ -164,6 +173,24 @@ export class HelperLaunch {
   }
 
   #onSpawned([, pid, createUs, queuedUs]) {
+    this.#relay.whenSpawned(pid, (held) => {
+      if (this.#state !== "launching") return;
+      this.#running(pid, createUs, queuedUs);
+      for (const [name, values] of held) this.#onMessage(name, values);
+    });
+  }
+
+  // The helper could not hand the child's stdio over: it killed the child, whose end
+  // is only counted; the launch fails.
+  #handOverFailed(message) {
+    const held = this.#relay.release();
+    this.#abandoned = true;
+    this.#finish();
+    this.#launchedSettle.reject(new ProtocolError("rejected", `the helper could not hand the child's stdio to Node: ${message}`));
+    for (const [name, values] of held) this.#absorb(name, values);
+  }
+
+  #running(pid, createUs, queuedUs) {
     clearTimeout(this.#launchDeadline);
     this.#state = "running";
     this.child.pid = pid;
@@ -218,7 +245,8 @@ export class HelperLaunch {
 
   // What the helper still says about an abandoned launch (spawned and killed at once,
   // or dropped from the queue): counted until it has said everything, then the id is free.
-  #absorb(name) {
+  #absorb(name, values) {
+    if (name === "spawned") this.#relay.abandonSpawned(values[1]);
     if (name === "spawn_error" || name === "error") this.#releaseId();
     else if (name === "exit" || name === "eof") this.#helperPaid();
   }
@@ -253,28 +281,12 @@ export class HelperLaunch {
   #onExit(status, signal, flags) {
     this.#state = "exited";
     this.#exitPending = true;
-    setImmediate(() => this.#deliverExit(status, signal, flags));
+    this.#relay.afterOutputsRead(() => this.#deliverExit(status, signal, flags));
   }
 
   #deliverExit(status, signal, flags) {
     this.#exitPending = false;
-    this.child.exitCode = signal === null ? status : null;
-    this.child.signalCode = signal;
-    this.child._exitFlags = flags;
-    if (flags & EXIT_FLAG.timed_out) this.child.killed = true; // the helper sent kill_signal
-    // As child_process does: stdin goes away with the process, and outputs nobody
-    // listens to are drained so that `close` can follow.
-    this.child.stdin?.destroy();
-    this.child._deliver("exit", this.child.exitCode, signal);
-    // Only once the caller could attach listeners (the child may exit before spawn()
-    // has even resolved), and on the next tick, as child_process's flushStdio: the
-    // `exit` listener's last chance to start reading.
-    this.child._afterDelivered(() => process.nextTick(() => {
-      for (const stream of [this.child.stdout, this.child.stderr]) {
-        if (stream && stream.readable && !stream._readableState.readableListening) stream.resume();
-      }
-      this.#maybeClose();
-    }));
+    deliverExit(this.child, status, signal, flags, () => this.#maybeClose());
   }
 
   #onRequestRejected(message) {
@@ -296,19 +308,18 @@ export class HelperLaunch {
       this.#launchedSettle.reject(error);
       return;
     }
-    if (this.#state === "exited") {
-      // How the child ended is known (a grandchild may hold its pipes): no error, only
-      // the end of what it can no longer send.
-      this.#relay.ipc?.gone(error);
-      this.#closeNow();
-      return;
-    }
-    this.child._deliver("error", error);
+    // Exited: how the child ended is known (a grandchild may hold its pipes): no
+    // error, only the end of what it can no longer send.
+    const exited = this.#state === "exited";
+    if (!exited) this.child._deliver("error", error);
     this.#relay.ipc?.gone(error);
-    this.child.stdin?.destroy();
-    this.child.stdout?.destroy();
-    this.child.stderr?.destroy();
-    this.#closeNow();
+    if (this.#relay.lost()) return this.#closeNow();
+    // Node holds the outputs: `close` follows their ends, read or not; the channel's
+    // end and the exit (unknown) count as come.
+    this.#state = "exited";
+    if (this.#relay.ipc && !this.#channelEnded) this.#maybeClose();
+    this.#channelEnded = true;
+    if (!exited) drainAfterExit(this.child, () => this.#maybeClose());
   }
 
   // shutdown() began. A call not answered yet fails now; a running child stays to
@@ -322,7 +333,7 @@ export class HelperLaunch {
   #maybeClose() {
     if (--this.#closesNeeded > 0 || this.#state === "closed") return;
     this.#finish();
-    this.#deliverClose();
+    deliverClose(this.child);
   }
 
   // The process never ran or is lost: its outputs end (as child_process's do after a
@@ -330,17 +341,9 @@ export class HelperLaunch {
   #closeNow() {
     if (this.#state === "closed") return;
     this.child.stdin?.destroy();
-    this.child.stdout?._eof();
-    this.child.stderr?._eof();
+    this.#relay.endOutputs();
     this.#finish();
-    this.#deliverClose();
-  }
-
-  // child_process raises `close` a loop turn after the last stream closed (it waits
-  // for libuv's close callbacks); code that awaits the output and then listens for
-  // `close` relies on that, so we wait a turn as well.
-  #deliverClose() {
-    setImmediate(() => this.child._deliver("close", this.child.exitCode, this.child.signalCode));
+    deliverClose(this.child);
   }
 
   #helperPaid() {

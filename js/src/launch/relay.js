@@ -2,13 +2,17 @@
 // as Node streams on one side, write/end/credit/close_output/send frames about its id
 // on the other. HelperLaunch (what a launch is: its states, id and end) owns one of
 // these and tells it when frames may go out and when they must stop.
+//
+// This is one of the two "child streams" of a launch (docs/architecture.md): where the
+// helper hands the stdio over to Node, launch/handover.js replaces the stdio part and
+// keeps the rest (the IPC channel still relays).
 import { HelperInput, HelperOutput } from "./streams.js";
 import { OUTPUT_CREDIT } from "../protocol/spawn-request.js";
 import { HelperIpc } from "./ipc.js";
 
 /** The streams of one child and the frames that feed them. */
 export class LaunchRelay {
-  /** How many ends the helper reports (one eof per piped output and per IPC channel). */
+  /** How many streams `close` waits for (each piped output, the IPC channel). */
   streams = 0;
   /** @type {HelperIpc|null} */
   ipc = null;
@@ -24,22 +28,101 @@ export class LaunchRelay {
   #state = "waiting";
   // stdin writes and other frames made before the spawn request went out.
   #early = [];
+  // Between `spawned` and the streams being ready: the helper's messages about the id.
+  #held = null;
 
   /**
    * @param {import("../helper/channel.js").Channel} channel
    * @param {object} request normalized by core/options.js
    * @param {import("./host-child.js").HostChild} child
-   * @param {{ onStreamClosed: () => void, owesMore: () => boolean }} hooks onStreamClosed:
-   *   an output stream closed; owesMore: the helper still owes messages about the id
+   * @param {{ onStreamClosed: () => void, owesMore: () => boolean, scope?: import("node:async_hooks").AsyncResource }} hooks
+   *   onStreamClosed: an output stream closed; owesMore: the helper still owes messages
+   *   about the id; scope: the launching call's async context, for events that do not
+   *   come through the channel (the handed-over sockets')
    */
-  constructor(channel, request, child, { onStreamClosed, owesMore }) {
+  constructor(channel, request, child, { onStreamClosed, owesMore, scope }) {
     this.#channel = channel;
     this.#request = request;
     this.#child = child;
     this.#onStreamClosed = onStreamClosed;
     this.#owesMore = owesMore;
-    this.#createStdio();
+    this._createStdio(request, child, onStreamClosed, channel, scope);
     if (request.ipc) this.#createIpc();
+  }
+
+  /** The launch's id, once the spawn request went out (0 before). */
+  get id() {
+    return this.#id;
+  }
+
+  /** How many ends the helper reports (one eof per relayed output and per IPC channel). */
+  get owed() {
+    return this.streams;
+  }
+
+  /** The spawn request's options, with what this way of carrying the streams needs. */
+  spawnOptions(options) {
+    return options;
+  }
+
+  /**
+   * The helper said `spawned`: `ready(held)` once the streams can be used (here: now),
+   * with the messages about the id that came meanwhile (`hold`).
+   */
+  whenSpawned(pid, ready) {
+    ready([]);
+  }
+
+  /** True while messages wait for the streams (`hold` takes them). */
+  get holding() {
+    return this.#held !== null;
+  }
+
+  /** Keeps a message for after the streams are ready; false when they are. */
+  hold(name, values) {
+    this.#held?.push([name, values]);
+    return this.#held !== null;
+  }
+
+  /** Starts holding (the streams are not ready yet). */
+  _startHolding() {
+    this.#held = [];
+  }
+
+  /** Stops holding: the messages held so far. */
+  release() {
+    const held = this.#held ?? [];
+    this.#held = null;
+    return held;
+  }
+
+  /**
+   * The helper reported the exit: `deliver` it once what the child wrote before it
+   * was read. The helper relays that before the exit, so a loop turn is enough (the
+   * exit then follows each output's end, as under child_process).
+   */
+  afterOutputsRead(deliver) {
+    setImmediate(deliver);
+  }
+
+  /** A launch given up on was spawned after all: nothing of its streams is kept. */
+  abandonSpawned() {}
+
+  /** The process never ran or is lost: the outputs end, so readers finish. */
+  endOutputs() {
+    this.#child.stdout?._eof();
+    this.#child.stderr?._eof();
+  }
+
+  /**
+   * The helper went away while the child ran: its relayed streams are gone with it.
+   * @returns {boolean} true: `close` now; false: it follows the streams' own ends
+   */
+  lost() {
+    this.#child.stdin?.destroy();
+    this.#child.stdout?.destroy();
+    this.#child.stderr?.destroy();
+    return true;
   }
 
   /** The spawn request went out under `id`: what waited goes out too, in order. */
@@ -84,7 +167,7 @@ export class LaunchRelay {
     this.#sendForChild(name, field);
   }
 
-  #createStdio() {
+  _createStdio() {
     const [stdinKind, stdoutKind, stderrKind] = this.#request.stdio;
     const stdin = stdinKind === "pipe" ? new HelperInput({
       send: (bytes, onFlushed) => this.#writeStdin(bytes, onFlushed),

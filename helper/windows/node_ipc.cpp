@@ -1,0 +1,20 @@
+// Windows: no hand-over. Node's IPC pipes there speak libuv's Windows framing, and
+// the Windows helper keeps relaying every child's bytes (docs/architecture.md,
+// "Child streams"). Node never starts it with --ipc-fd; this only keeps the seam whole.
+#include "node_ipc.hpp"
+
+namespace spawnhost {
+
+struct node_ipc::impl {
+  handler& handler_;
+};
+
+node_ipc::node_ipc(asio::io_context&, int, handler& h) : impl_(std::make_shared<impl>(impl{h})) {}
+node_ipc::~node_ipc() = default;
+void node_ipc::start() {}
+void node_ipc::hand_over(std::uint64_t id, std::uint64_t, std::uint32_t, os_handle) {
+  impl_->handler_.hand_over_failed(id, "the Windows helper cannot hand descriptors to Node");
+}
+std::size_t node_ipc::outstanding() const noexcept { return 0; }
+
+}  // namespace spawnhost

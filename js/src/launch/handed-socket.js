@@ -1,0 +1,68 @@
+// A child's stdio as the net.Socket node:child_process gives (its createSocket: a
+// Socket on the Pipe handle, readable for stdout/stderr, not for stdin), made at once
+// and given its handle when the helper has handed it over. Until then it stands as a
+// socket still connecting does: writes, end() and reads wait for its 'connect', which
+// adopting the handle emits. Node's own code keeps a Socket's handle in `_handle`,
+// owned through the handle's owner symbol, read through its `onread`: the pending
+// socket's placeholder (an unopened Pipe) supplies both, so nothing internal is
+// imported.
+import net from "node:net";
+
+// PipeConstants.SOCKET: a Pipe for a stream, not a server or an IPC channel.
+const PIPE_SOCKET = 0;
+
+/**
+ * @param {Function} Pipe Node's Pipe handle class
+ * @param {boolean} readable false for stdin, as child_process makes it
+ * @returns {net.Socket}
+ */
+export function pendingSocket(Pipe, readable) {
+  // manualStart: no read on the placeholder, which has no descriptor yet.
+  const socket = new net.Socket({ handle: new Pipe(PIPE_SOCKET), readable, manualStart: true });
+  socket.connecting = true;
+  return socket;
+}
+
+/**
+ * Gives a pending socket the handle the helper handed over; what waited for it goes on.
+ * `scope`: the AsyncResource whose context the socket's reads run in.
+ * A socket destroyed meanwhile closes the handle instead, as Node closes its end of a
+ * destroyed stream (the child gets EPIPE, or EOF for its stdin).
+ */
+export function adopt(socket, handle, readable, scope) {
+  const placeholder = socket._handle;
+  if (socket.destroyed || !placeholder) {
+    handle.close();
+    return;
+  }
+  const owner = Object.getOwnPropertySymbols(placeholder).find((symbol) => symbol.description === "owner_symbol");
+  handle[owner] = socket;
+  // Node made the handle in its IPC channel's read: its reads run in the launching
+  // call's async context instead, as a child_process socket's run in its spawn's.
+  const onread = placeholder.onread;
+  handle.onread = scope ? function (...args) { return scope.runInAsyncScope(onread, this, ...args); } : onread;
+  socket._handle = handle;
+  placeholder.close();
+  socket.connecting = false;
+  socket.emit("connect");
+  // child_process's sockets read from the start (up to the high-water mark), as
+  // net.Socket's constructor does for a readable socket with a handle.
+  if (readable) socket.read(0);
+}
+
+/**
+ * A pending socket that will never get its handle (the process did not start): its
+ * reading side ends, as a failed spawn's outputs do, and it closes after that.
+ */
+export function endPending(socket, readable) {
+  if (!socket.connecting) return;
+  socket.connecting = false;
+  socket._handle?.close();
+  socket._handle = null;
+  if (!readable) {
+    socket.destroy();
+    return;
+  }
+  socket.once("end", () => socket.destroy());
+  if (!socket.destroyed && !socket.readableEnded) socket.push(null);
+}

@@ -1,0 +1,106 @@
+// The other "child streams" of a launch (docs/architecture.md): the helper hands the
+// parent end of each piped stdio socketpair to Node (helper/handles.js), and Node reads
+// and writes it itself as the net.Socket child_process would give, with the socket's
+// own backpressure. The sockets exist at once (the drop-in returns its ChildProcess
+// synchronously) and get their handles when the helper's hand-overs arrive; `spawn`
+// waits for both. The IPC channel of a fork still relays (launch/relay.js).
+import { LaunchRelay } from "./relay.js";
+import { adopt, endPending, pendingSocket } from "./handed-socket.js";
+
+/**
+ * The child streams of one launch, chosen by the helper it goes to: handed over where
+ * the helper hands descriptors to Node (channel.handles) and the call hands out
+ * streams; relayed otherwise, and for execFile, whose output the helper gathers
+ * (maxBuffer there) for the cheapest path.
+ * @returns {LaunchRelay}
+ */
+export function childStreams(channel, request, child, hooks) {
+  const Streams = channel.handles && request.kind === "spawn" ? LaunchHandover : LaunchRelay;
+  return new Streams(channel, request, child, hooks);
+}
+
+/** A launch's stdio handed over by the helper; its IPC channel relayed. */
+export class LaunchHandover extends LaunchRelay {
+  // Set in _createStdio, which the base constructor calls, so no class fields here
+  // (they would be set after it): _sockets ({ fd, socket }[]), _inbox (the channel's
+  // HandleInbox), _claim ({ id, pid } while the hand-overs are awaited), _scope (the
+// launching call's async context: the handles were made in the helper channel's).
+
+  _createStdio(request, child, onStreamClosed, channel, scope) {
+    this._inbox = channel.handles;
+    this._scope = scope;
+    this._claim = null;
+    this._sockets = [];
+    const [stdin, stdout, stderr] = request.stdio.map((kind, fd) => {
+      if (kind !== "pipe") return null;
+      const socket = pendingSocket(this._inbox.Pipe, fd > 0);
+      this._sockets.push({ fd, socket });
+      if (fd > 0) {
+        // As child_process counts them: each output's close, not stdin's.
+        this.streams++;
+        socket.on("close", () => scope.runInAsyncScope(onStreamClosed));
+      }
+      return socket;
+    });
+    child._attachStdio(stdin, stdout, stderr);
+  }
+
+  // The helper reports no end of the handed-over outputs: only the channel's.
+  get owed() {
+    return this.ipc ? 1 : 0;
+  }
+
+  spawnOptions(options) {
+    return { ...options, handover: true };
+  }
+
+  whenSpawned(pid, ready) {
+    // No descriptors come for no pipe, nor for a launch the helper answered without a
+    // process (pid 0: SPAWNHOST_HELPER_NULL_LAUNCHER, benchmarks only).
+    if (this._sockets.length === 0) return ready([]);
+    if (pid === 0) {
+      this.endOutputs();
+      return ready([]);
+    }
+    this._startHolding();
+    this._claim = { id: this.id, pid };
+    this._inbox.claim(this.id, pid, this._sockets.map(({ fd }) => fd), (handles) => this._scope.runInAsyncScope(() => {
+      this._claim = null;
+      for (const { fd, socket } of this._sockets) adopt(socket, handles.get(fd), fd > 0, this._scope);
+      ready(this.release());
+    }));
+  }
+
+  // The exit comes on the helper's socket, the output on the child's, both ready in
+  // the same poll at the latest (the child wrote before it exited), or in the next
+  // one for sockets adopted just now: the exit waits for that poll, and so follows
+  // the outputs' ends as child_process's does (Node 20's order).
+  afterOutputsRead(deliver) {
+    setImmediate(() => setImmediate(deliver));
+  }
+
+  abandonSpawned(pid) {
+    if (this._sockets.length > 0) this._inbox.discard(this.id, pid);
+  }
+
+  close() {
+    super.close();
+    if (this._claim) this._inbox.discard(this._claim.id, this._claim.pid);
+    this._claim = null;
+    for (const { fd, socket } of this._sockets) endPending(socket, fd > 0);
+  }
+
+  endOutputs() {
+    for (const { fd, socket } of this._sockets) endPending(socket, fd > 0);
+  }
+
+  // Node holds the sockets: what the child wrote stays readable, and they end when
+  // the child (ended by its parent-death signal or the orphan guard) closes its side.
+  lost() {
+    for (const { fd, socket } of this._sockets) {
+      if (socket.connecting) endPending(socket, fd > 0);
+      else if (fd === 0) socket.destroy();
+    }
+    return false;
+  }
+}

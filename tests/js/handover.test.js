@@ -1,0 +1,112 @@
+// The children's stdio in Node's hands (issue 24): a local helper on Linux hands the
+// parent end of each piped socketpair to Node, which reads and writes it as the
+// net.Socket child_process gives. SPAWNHOST_STREAMS=relay runs the same suites against
+// the relay; the promises only the hand-over can keep are skipped there.
+import { describe, test, after } from "node:test";
+import assert from "node:assert/strict";
+import * as childProcess from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readlinkSync } from "node:fs";
+import net from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import * as dropIn from "spawnhost/child_process";
+import { modes, hostFor, once, readAll } from "./support/modes.js";
+import { alive, parentOf } from "./support/procfs.js";
+
+const handsOver = modes().includes("helper") && process.platform !== "win32" && process.env.SPAWNHOST_STREAMS !== "relay";
+const skip = !handsOver && "the helper relays the streams here (SPAWNHOST_STREAMS=relay, or no helper mode)";
+
+const faces = () => {
+  const host = hostFor("helper");
+  return [
+    { name: "ProcessHost", host, spawn: (file, args, options) => host.spawn(file, args, options) },
+    { name: "spawnhost/child_process", spawn: async (file, args, options) => dropIn.spawn(file, args, options) },
+  ];
+};
+
+describe("stdio handed over to Node", { skip }, () => {
+  const all = skip ? [] : faces();
+  after(() => Promise.all(all.map((face) => face.host?.shutdown())));
+
+  for (const face of all) {
+    test(`${face.name}: stdin, stdout and stderr are net.Sockets, as child_process's`, async () => {
+      const node = childProcess.spawn("cat");
+      const child = await face.spawn("cat", [], {});
+      for (const c of [node, child]) {
+        assert.ok(c.stdin instanceof net.Socket && c.stdout instanceof net.Socket && c.stderr instanceof net.Socket);
+        c.stdin.end();
+        c.stdout.resume();
+      }
+      await Promise.all([once(node, "close"), once(child, "close")]);
+    });
+
+    test(`${face.name}: stdin.end() gives the child end of file after what was written`, async () => {
+      const child = await face.spawn("wc", ["-c"], {});
+      const counted = readAll(child.stdout);
+      child.stdin.write(Buffer.alloc(300_000, "x"));
+      child.stdin.end("yz");
+      assert.equal((await counted).trim(), "300002");
+      assert.deepEqual(await once(child, "close"), [0, null]);
+    });
+
+    test(`${face.name}: close comes after exit and after the outputs a grandchild held`, async () => {
+      const events = [];
+      const child = await face.spawn("sh", ["-c", "echo first; (sleep 0.3; echo late) & exit 3"], {});
+      let out = "";
+      child.stdout.on("data", (chunk) => { out += chunk; });
+      child.stdout.on("close", () => events.push("stdout close"));
+      child.on("exit", (code) => events.push(`exit ${code}`));
+      await once(child, "close");
+      events.push("close");
+      assert.equal(out, "first\nlate\n");
+      assert.deepEqual(events, ["exit 3", "stdout close", "close"]);
+    });
+
+    test(`${face.name}: the child holds only its stdio, and no channel of the helper's in its environment`, async () => {
+      const child = await face.spawn("sh", ["-c", "ls /proc/self/fd; env | grep -c ^NODE_CHANNEL || true"], {});
+      assert.equal(await readAll(child.stdout), "0\n1\n2\n3\n0\n"); // 3: ls's listing
+    });
+  }
+
+  test("the helper closes its copy of each descriptor once Node has it", async () => {
+    const host = hostFor("helper");
+    const sockets = (pid) => readdirSync(`/proc/${pid}/fd`).filter((fd) => {
+      try { return readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith("socket:"); } catch { return false; }
+    }).length;
+    const first = await host.spawn("true", [], { stdio: "ignore" });
+    await once(first, "close");
+    const helper = host.stats().helperPid;
+    const before = sockets(helper);
+    const children = await Promise.all(Array.from({ length: 5 }, () => host.spawn("cat", [], {})));
+    // Node's acknowledgements reach the helper after the sockets reach Node.
+    for (let tries = 0; sockets(helper) !== before && tries < 250; tries++) await sleep(20);
+    assert.equal(sockets(helper), before, "the helper still holds parent ends");
+    for (const child of children) {
+      child.stdin.end();
+      child.stdout.resume();
+    }
+    await Promise.all(children.map((child) => once(child, "close")));
+    await host.shutdown();
+  });
+
+  test("a helper killed mid-stream loses no byte the child already wrote; the child ends and the host reports it", async () => {
+    const host = hostFor("helper");
+    const dir = mkdtempSync(join(tmpdir(), "spawnhost-handover-"));
+    const written = join(dir, "written");
+    const child = await host.spawn("sh", ["-c", 'head -c 100000 /dev/zero | tr "\\0" x; echo END; : > "$1"; exec sleep 60', "sh", written]);
+    child.stdout.pause();
+    const errors = [];
+    child.on("error", (error) => errors.push(error));
+    while (!existsSync(written)) await sleep(20);
+    const { helperPid } = host.stats();
+    process.kill(helperPid, "SIGKILL");
+    const out = await readAll(child.stdout);
+    assert.equal(out.length, 100_004);
+    assert.ok(out.endsWith("xEND\n"));
+    await once(child, "close");
+    assert.equal(errors.length, 1, "the helper's end is reported as the child's error");
+    assert.equal(alive(child.pid), false, "the child outlived the helper");
+    await host.shutdown().catch(() => {});
+  });
+});
