@@ -136,7 +136,13 @@ export class DropInChildProcess extends EventEmitter {
     // It is null once the channel is closed: disconnect() sets that at once, as Node's
     // does; the child's end of it, just before `disconnect`. `_channel` is Node's
     // deprecated alias of it.
-    this.channel = { ref() {}, unref() {}, refCounted() {}, unrefCounted() {}, fd: undefined };
+    // A channel of Node's own (launch/node-channel.js) is Node's to ref and unref.
+    const own = () => host._nodeChannelHandle;
+    this.channel = {
+      ref() { own()?.ref(); }, unref() { own()?.unref(); },
+      refCounted() { own()?.refCounted(); }, unrefCounted() { own()?.unrefCounted(); },
+      fd: undefined,
+    };
     if (HAS_CHANNEL_ALIAS) {
       Object.defineProperty(this, "_channel", {
         configurable: true,
@@ -146,7 +152,8 @@ export class DropInChildProcess extends EventEmitter {
       });
     }
     this.send = (message, handle, options, callback) => {
-      if (this.#spawned || this.#settled || early.disconnect) return host.send(message, handle, options, callback);
+      // A channel of Node's own takes sends, handles too, from the start.
+      if (this.#spawned || this.#settled || early.disconnect || host._nodeChannelHandle !== undefined) return host.send(message, handle, options, callback);
       ({ handle, callback } = sendArguments(handle, options, callback));
       checkMessage(message, handle);
       return host._sendBeforeOpen(message, callback);

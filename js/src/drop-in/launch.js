@@ -39,7 +39,7 @@ export function spawn(file, args, options) {
  */
 export function fork(modulePath, args = [], options) {
   const call = forkArguments(modulePath, args, options);
-  const reason = call.fallbackReason ?? clusterWorker(call.options) ?? stdioMisfit(call.options.stdio, { ipcAllowed: true }) ?? helperMissing();
+  const reason = call.fallbackReason ?? stdioMisfit(call.options.stdio, { ipcAllowed: true }) ?? helperMissing();
   if (reason) return viaNode("fork", reason, arguments);
   let request;
   try {
@@ -169,13 +169,6 @@ export function viaNode(name, reason, args) {
   const result = nodeChildProcess[name](...args);
   countFallback(reason);
   return result;
-}
-
-// node:cluster forks its workers with NODE_UNIQUE_ID in their env, and sends them
-// handles (the connections, round-robin) that cannot cross to the helper.
-function clusterWorker(options) {
-  const env = options.env ?? process.env;
-  return env?.NODE_UNIQUE_ID !== undefined ? "a node:cluster worker (NODE_UNIQUE_ID): it is sent handles" : null;
 }
 
 /** Why no call can use the helper: the shared host runs inline (no helper fits). */

@@ -85,6 +85,7 @@ export class HelperLaunch {
       onStreamClosed: () => this.#maybeClose(),
       owesMore: () => this.#helperOwes > 0,
     });
+    if (this.#relay.ipc && !this.#relay.ipc.relayed) this.child._useNodeChannel(this.#relay.ipc);
     this.#closesNeeded += this.#relay.streams;
     this.#helperOwes += this.#relay.owed;
     this.#ref();
@@ -118,7 +119,9 @@ export class HelperLaunch {
       });
       this.#state = "launching";
       try {
-        this.#channel.sendFrame(encodeSpawnFrame(this.#id, this.#request.spawnfile, this.#request.spawnargs.slice(1), this.#relay.spawnOptions(spawnRequestOptions(this.#request))));
+        const frame = encodeSpawnFrame(this.#id, this.#request.spawnfile, this.#request.spawnargs.slice(1), this.#relay.spawnOptions(spawnRequestOptions(this.#request)));
+        this.#relay.beforeSpawn();
+        this.#channel.sendFrame(frame);
       } catch (error) {
         // Arguments and environment too big for one frame: exec would refuse them too
         // (beyond ARG_MAX), so report what child_process reports.
@@ -203,7 +206,7 @@ export class HelperLaunch {
     clearTimeout(this.#launchDeadline);
     this.#state = "running";
     this.child.pid = pid;
-    if (this.#relay.ipc) this.child._openChannel();
+    if (this.#relay.ipc) this.child._openChannel(this.#relay.ipc);
     this.child._deliver("spawn");
     this.#launchedSettle.resolve();
     this.#onLaunch?.({ kind: this.#request.kind, file: this.#request.spawnfile, createMs: createUs / 1000, queuedMs: queuedUs / 1000 });
@@ -346,7 +349,7 @@ export class HelperLaunch {
     // Node holds the outputs: `close` follows their ends, read or not; the channel's
     // end and the exit (unknown) count as come.
     this.#state = "exited";
-    if (this.#relay.ipc && !this.#channelEnded) this.#maybeClose();
+    if (this.#relay.ipc?.relayed && !this.#channelEnded) this.#maybeClose();
     this.#channelEnded = true;
     if (!exited) this.child._afterDelivered(() => process.nextTick(() => {
       this.#flushOutputs();
