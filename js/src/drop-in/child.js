@@ -152,11 +152,13 @@ export class DropInChildProcess extends EventEmitter {
       });
     }
     this.send = (message, handle, options, callback) => {
-      // A channel of Node's own takes sends, handles too, from the start.
-      if (this.#spawned || this.#settled || early.disconnect || host._nodeChannelHandle !== undefined) return host.send(message, handle, options, callback);
+      if (this.#spawned || this.#settled || early.disconnect) return host.send(message, handle, options, callback);
+      const sent = { handle, options };
       ({ handle, callback } = sendArguments(handle, options, callback));
-      checkMessage(message, handle);
-      return host._sendBeforeOpen(message, callback);
+      // A channel of Node's own (launch/node-channel.js) takes handles from the start.
+      const own = host._nodeChannelHandle !== undefined;
+      checkMessage(message, handle, { handles: own });
+      return own ? host._sendBeforeOpen(message, callback, handle, typeof sent.options === "object" ? sent.options : undefined) : host._sendBeforeOpen(message, callback);
     };
     this.disconnect = () => {
       // Emitted here, synchronously, as Node's: unheard, it throws out of disconnect().

@@ -77,7 +77,7 @@ export function startHelper({ helperPath, launchThreads, graceMs, platform, tran
   // Where forked children's channels connect, to be Node's own IPC pipes (launch/
   // node-channel.js): an abstract socket, so Linux only; elsewhere they relay. The
   // helper takes connections from this process only.
-  const channelName = ipcFd >= 0 && platform === "linux" ? `spawnhost-${process.pid}-${randomBytes(12).toString("hex")}` : null;
+  const channelName = ipcFd >= 0 && ownsForkChannels(platform) ? `spawnhost-${process.pid}-${randomBytes(12).toString("hex")}` : null;
   if (channelName) args.push("--channel-name", channelName);
   const child = spawn(helperPath, args, { stdio, windowsHide: true, serialization: "json" });
   const syncSocket = syncFd >= 0 ? child.stdio[syncFd] ?? null : null;
@@ -98,6 +98,15 @@ export function startHelper({ helperPath, launchThreads, graceMs, platform, tran
 // the channel; SPAWNHOST_STREAMS=relay forces the relay (the tests run both).
 function handsOver(platform, leftParent) {
   return platform !== "win32" && !leftParent && process.env.SPAWNHOST_STREAMS !== "relay";
+}
+
+/**
+ * Whether a local helper started here gives forked children channels of Node's own
+ * (launch/node-channel.js), which carry handles: Linux, from the main thread, not
+ * forced to relay. Elsewhere the channel relays, and handles are refused.
+ */
+export function ownsForkChannels(platform = process.platform) {
+  return platform === "linux" && handsOver(platform, !isMainThread);
 }
 
 function isOpen(fd) {

@@ -73,7 +73,7 @@ export class HelperLaunch {
         kill: (signal) => this.#kill(signal),
         ref: () => this.#ref(),
         unref: () => this.#unref(),
-        send: (message, callback) => this.#relay.ipc.send(message, callback),
+        send: (message, callback, handle, options) => this.#relay.ipc.sendEarly?.(message, callback, handle, options) ?? this.#relay.ipc.send(message, callback),
         disconnect: () => this.#relay.ipc.disconnect(),
         waitForPid: () => this.#waitForPid(),
       },

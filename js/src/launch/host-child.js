@@ -33,11 +33,12 @@ export function sendArguments(handle, options, callback) {
  * The checks child_process's send() makes once the channel is open: the message's
  * type, then the handle (a falsy one means none). A real handle cannot be sent here.
  */
-export function checkMessage(message, handle) {
+export function checkMessage(message, handle, { handles = false } = {}) {
   if (message === undefined || !MESSAGE_TYPES.has(typeof message)) throw invalidMessage(message);
   if (!handle) return;
   const isHandle = handle instanceof net.Socket || handle instanceof net.Server || handle instanceof dgram.Socket ||
     NATIVE_HANDLES.has(handle.constructor?.name);
+  if (isHandle && handles) return;
   throw isHandle ? handlesNotSupported() : notAHandle();
 }
 
@@ -138,8 +139,8 @@ export class HostChild extends EventEmitter {
    * The message is serialized now and waits in the launch (helper mode) until the
    * process exists; the result is send()'s.
    */
-  _sendBeforeOpen(message, callback) {
-    return this.#controller.send(message, callback);
+  _sendBeforeOpen(message, callback, handle, options) {
+    return this.#controller.send(message, callback, handle, options);
   }
 
   /** Closes the IPC channel once what was sent is written; `disconnect` follows. */

@@ -12,6 +12,12 @@
 import { ChildProcess } from "node:child_process";
 import { EventEmitter } from "node:events";
 import net from "node:net";
+import { SERIALIZATIONS } from "./ipc-serialization.js";
+import { SEND_HIGH_WATER } from "./ipc.js";
+import { ipcChannelClosed } from "../core/errors.js";
+
+// For the drop-in: whether its forks get channels of this kind (node:cluster needs them).
+export { ownsForkChannels } from "../helper/process.js";
 
 const OWN_EVENTS = new Set(["internalMessage", "newListener"]);
 // An early disconnect() among the early sends.
@@ -26,8 +32,11 @@ export class NodeChannel {
   #child;
   #serialization;
   #open = false;
+  #onEnd;
+  #ended = false;
   // Sends made before the channel exists (the drop-in's, before the helper is up).
   #early = [];
+  #earlyBytes = 0;
 
   /**
    * Makes Node's end and connects it to `listener` now, so the helper finds the
@@ -39,6 +48,7 @@ export class NodeChannel {
   constructor({ child, serialization, onEnd }) {
     this.#child = child;
     this.#serialization = serialization;
+    this.#onEnd = onEnd;
     const target = new EventEmitter();
     this.target = target;
     // setupChannel counts the channel's end in _closesGot as child_process does; the
@@ -51,9 +61,11 @@ export class NodeChannel {
       switch (event) {
         case "message":
         case "internalMessage": return child._deliver(event, ...args), true;
-        case "disconnect": return child._channelClosed(), true;
+        case "disconnect":
+          child._channelClosed();
+          return this.#end(), true;
         case "error": return child._deliver("error", args[0]), true;
-        case "close": return onEnd(), true;
+        case "close": return this.#end(), true;
         default: return false; // 'spawn' of the stand-in
       }
     };
@@ -64,8 +76,7 @@ export class NodeChannel {
 
   /**
    * Makes Node's end and connects it to the helper's `listener`, just before the spawn
-   * request goes out, so the helper finds the connection queued when it reads it. What
-   * was sent before goes out now, in order.
+   * request goes out, so the helper finds the connection queued when it reads it.
    */
   connect(listener) {
     const target = this.target;
@@ -78,24 +89,47 @@ export class NodeChannel {
       serialization: this.#serialization,
     });
     target._handle = null;
-    for (const args of this.#early.splice(0)) {
-      if (args[0] === DISCONNECT) target.disconnect();
-      else target.send(...args);
-    }
-    this.#early = null;
+  }
+
+  // The channel's end counts once towards `close`: the child's EOF, or our own
+  // disconnect, after which child_process never emits `close` (nodejs/node#19433)
+  // and spawnhost does (docs/ipc.md).
+  #end() {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#onEnd();
   }
 
   /** The child exists: what it sent so far goes to the HostChild, which keeps it for its listeners. */
   open() {
     this.#open = true;
-    EventEmitter.prototype.emit.call(this.target, "newListener", "message");
+    // What was sent before goes out now, in order; its callbacks come after `spawn`,
+    // which follows at once, as Node's come after its own `spawn`.
+    const target = this.target;
+    for (const args of this.#early.splice(0)) {
+      if (args[0] === DISCONNECT) target.disconnect();
+      else target.send(...args);
+    }
+    this.#early = null;
+    EventEmitter.prototype.emit.call(target, "newListener", "message");
   }
 
   /** Node's own send (ChildProcess#send): handles, the handle queue, its return value. */
   send(message, handle, options, callback) {
     if (this.#early === null) return this.target.send(message, handle, options, callback);
+    return this.sendEarly(message, callback, handle, options);
+  }
+
+  /**
+   * A send made before the channel exists, its arguments checked as Node's send()
+   * checks them (drop-in/child.js): serialized now to throw what Node throws, it waits
+   * until the channel exists; the answer is send()'s for that backlog.
+   */
+  sendEarly(message, callback, handle, options) {
+    if (this.#early === null) return this.target.send(message, handle, options, callback);
+    this.#earlyBytes += SERIALIZATIONS[this.#serialization].encode(message).length;
     this.#early.push([message, handle, options, callback]);
-    return true;
+    return this.#earlyBytes < SEND_HIGH_WATER;
   }
 
   /** Node's own disconnect: after the queued handles; 'disconnect' follows. */
@@ -114,6 +148,9 @@ export class NodeChannel {
     const pipe = this.target.channel && channelHandle(this.target);
     this.target.emit = () => false;
     pipe?.close();
+    for (const [, , , callback] of this.#early?.splice(0) ?? []) {
+      if (typeof callback === "function") process.nextTick(callback, ipcChannelClosed());
+    }
   }
 
   /** The helper is gone: the channel is Node's and the child's, and goes on until the child closes it. */
