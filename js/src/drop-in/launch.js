@@ -21,7 +21,7 @@ const EXEC_FILE_OPTIONS = ["cwd", "env", "gid", "shell", "signal", "uid", "windo
  */
 export function spawn(file, args, options) {
   const call = spawnArguments(file, args, options);
-  const reason = call.fallbackReason ?? clusterWorker(call.options) ?? stdioMisfit(call.options.stdio, { ipcAllowed: true }) ?? helperMissing();
+  const reason = call.fallbackReason ?? stdioMisfit(call.options.stdio, { ipcAllowed: true }) ?? helperMissing();
   if (reason) return viaNode("spawn", reason, arguments);
   let request;
   try {
@@ -40,7 +40,7 @@ export function spawn(file, args, options) {
  */
 export function fork(modulePath, args = [], options) {
   const call = forkArguments(modulePath, args, options);
-  const reason = call.fallbackReason ?? stdioMisfit(call.options.stdio, { ipcAllowed: true }) ?? helperMissing();
+  const reason = call.fallbackReason ?? clusterWorker(call.options) ?? stdioMisfit(call.options.stdio, { ipcAllowed: true }) ?? helperMissing();
   if (reason) return viaNode("fork", reason, arguments);
   let request;
   try {
