@@ -137,12 +137,24 @@ export class DropInChildProcess extends EventEmitter {
     // does; the child's end of it, just before `disconnect`. `_channel` is Node's
     // deprecated alias of it.
     // A channel of Node's own (launch/node-channel.js) is Node's to ref and unref.
+    // Once the child runs it is Node's own channel object, null from the channel's end.
     const own = () => host._nodeChannelHandle;
-    this.channel = {
+    const placeholder = {
       ref() { own()?.ref(); }, unref() { own()?.unref(); },
       refCounted() { own()?.refCounted(); }, unrefCounted() { own()?.unrefCounted(); },
       fd: undefined,
     };
+    let assigned = { set: false, value: null };
+    Object.defineProperty(this, "channel", {
+      enumerable: true,
+      configurable: true,
+      get: () => {
+        if (assigned.set) return assigned.value;
+        const channel = own();
+        return channel === undefined || !(this.#spawned || this.#settled) ? placeholder : channel;
+      },
+      set: (value) => { assigned = { set: true, value }; },
+    });
     if (HAS_CHANNEL_ALIAS) {
       Object.defineProperty(this, "_channel", {
         configurable: true,

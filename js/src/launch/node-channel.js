@@ -37,6 +37,7 @@ export class NodeChannel {
   // Sends made before the channel exists (the drop-in's, before the helper is up).
   #early = [];
   #earlyBytes = 0;
+  #queuedBehindHandle = -1;
 
   /**
    * Makes Node's end and connects it to `listener` now, so the helper finds the
@@ -129,6 +130,10 @@ export class NodeChannel {
     if (this.#early === null) return this.target.send(message, handle, options, callback);
     this.#earlyBytes += SERIALIZATIONS[this.#serialization].encode(message).length;
     this.#early.push([message, handle, options, callback]);
+    // Node's answers: behind a handle not acknowledged yet, what follows is queued and
+    // the first one queued says true, the rest false; else the backlog's size decides.
+    if (this.#queuedBehindHandle >= 0) return ++this.#queuedBehindHandle === 1;
+    if (handle) this.#queuedBehindHandle = 0;
     return this.#earlyBytes < SEND_HIGH_WATER;
   }
 
