@@ -2,10 +2,11 @@
 // schema/README.md on its stdin/stdout. Diagnostics go to stderr only.
 //
 //   spawnhost-helper [--launch-threads N] [--grace-ms MS] [--inherit-fds A,B,C]
-//                    [--leave-parent] [--input-fd N] [--sync-fd N] [--ipc-fd N]
+//                    [--leave-parent] [--input-fd N] [--sync-fd N] [--ipc-fd N] [--channel-name NAME]
 //   spawnhost-helper --version
 #include <asio/io_context.hpp>
 
+#include <cerrno>
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
@@ -34,6 +35,7 @@ struct arguments {
   bool leave_parent = false;  // started by a worker thread: see prepare_helper_process
   int input_fd = 0;           // where Node's frames arrive (not stdin: see --leave-parent in channel.js)
   int sync_fd = -1;           // one end of Node's socketpair for the sync channel (docs/sync.md)
+  const char* channel_name = nullptr;  // the listener for Node-owned fork channels (channel_listener.hpp)
   int ipc_fd = -1;            // Node's IPC channel ("ipc" stdio entry): stdio hand-over (node_ipc.hpp)
 };
 
@@ -44,7 +46,7 @@ bool parse_number(std::string_view text, long& out) {
 
 int usage(const char* problem) {
   std::fprintf(stderr, "spawnhost-helper: %s\nusage: spawnhost-helper [--launch-threads N] [--grace-ms MS] "
-               "[--inherit-fds A,B,C] [--leave-parent] [--input-fd N] [--sync-fd N] [--ipc-fd N] | --version\n", problem);
+               "[--inherit-fds A,B,C] [--leave-parent] [--input-fd N] [--sync-fd N] [--ipc-fd N] [--channel-name NAME] | --version\n", problem);
   return 2;
 }
 
@@ -70,6 +72,9 @@ int main(int argc, char** argv) {
       ++i;
     } else if (arg == "--sync-fd" && value && parse_number(value, n) && n >= 3 && n <= 1024) {
       args.sync_fd = static_cast<int>(n);
+      ++i;
+    } else if (arg == "--channel-name" && value && *value) {
+      args.channel_name = value;
       ++i;
     } else if (arg == "--ipc-fd" && value && parse_number(value, n) && n >= 3 && n <= 1024) {
       args.ipc_fd = static_cast<int>(n);
@@ -108,6 +113,11 @@ int main(int argc, char** argv) {
   if (args.ipc_fd >= 0) {
     ipc.emplace(io, args.ipc_fd, session);
     session.use_node_ipc(*ipc);
+  }
+  if (args.channel_name) {
+    spawnhost::channel_listener listener;
+    if (!spawnhost::listen_channel(args.channel_name, listener)) std::fprintf(stderr, "spawnhost-helper: no channel listener: %s\n", std::strerror(errno));
+    else session.use_channel_listener(listener);
   }
 
   // The sync channel is a socket Node made with our stdio: nothing to create, and no

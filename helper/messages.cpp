@@ -100,6 +100,9 @@ std::optional<failure> read_options(const msgpack::object& o, spawn_options& opt
     } else if (key == opt::handover) {
       ok = v.type == msgpack::type::BOOLEAN;
       if (ok) opts.handover = v.via.boolean;
+    } else if (key == opt::ipc_connected) {
+      ok = v.type == msgpack::type::BOOLEAN;
+      if (ok) opts.ipc_connected = v.via.boolean;
     } else if (key == opt::windows_hide || key == opt::windows_verbatim_arguments) {
       ok = v.type == msgpack::type::BOOLEAN;
       if (ok) (key == opt::windows_hide ? opts.windows_hide : opts.windows_verbatim_arguments) = v.via.boolean;

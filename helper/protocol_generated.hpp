@@ -98,6 +98,7 @@ inline constexpr const char* credit = "credit";
 inline constexpr const char* ipc = "ipc";
 inline constexpr const char* result = "result";
 inline constexpr const char* handover = "handover";
+inline constexpr const char* ipc_connected = "ipc_connected";
 inline constexpr const char* uid = "uid";
 inline constexpr const char* gid = "gid";
 inline constexpr const char* windows_hide = "windows_hide";

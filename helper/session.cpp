@@ -1,6 +1,7 @@
 #include "session.hpp"
 
 #include <asio/post.hpp>
+#include <utility>
 
 #include "remove_tree.hpp"
 
@@ -61,6 +62,22 @@ void session::on_input_end(decode_error error, std::string detail) {
 void session::handle(spawn_request&& r) {
   const std::uint64_t id = r.id;
   last_spawn_id_ = id;
+  // Node connected this request's channel before it wrote the request: the connection
+  // is taken first, whatever happens to the request, so the next one finds its own.
+  // Until the launch owns it, returning closes it (Node's end then reads EOF).
+  std::string accept_failure;
+  if (r.options.ipc_connected && channel_listener_) {
+    r.options.connected_channel = accept_channel(channel_listener_, config_.launch.node_pid, accept_failure);
+  }
+  struct channel_guard {
+    spawn_options& options;
+    ~channel_guard() { close_channel(std::exchange(options.connected_channel, -1)); }
+  } guard{r.options};
+  if (r.options.ipc_connected && (!r.options.ipc || r.options.connected_channel < 0)) {
+    reject_awaits(id, "EINVAL");
+    const std::string why = !channel_listener_ ? "no channel listener (--channel-name)" : !r.options.ipc ? "needs ipc" : accept_failure;
+    return channel_.send(encode::error(id, false, "bad_option: ipc_connected: " + why));
+  }
   if (shutting_down_) {
     reject_awaits(id, "ECANCELED");
     return channel_.send(encode::spawn_error(id, "ECANCELED", "queue"));
@@ -77,9 +94,13 @@ void session::handle(spawn_request&& r) {
     reject_awaits(id, "EINVAL");
     return channel_.send(encode::error(id, false, "bad_option: handover needs Node's IPC channel (--ipc-fd)"));
   }
-  if (config_.null_launcher) return answer_without_process(r);
+  if (config_.null_launcher) {
+    close_channel(std::exchange(r.options.connected_channel, -1));  // Node's end reads its EOF
+    return answer_without_process(r);
+  }
   auto p = std::make_shared<pending_launch>();
   p->request = std::move(r);
+  r.options.connected_channel = -1;  // p owns it now
   p->kill_signal = *signal;
   p->queued_at = std::chrono::steady_clock::now();
   if (auto it = awaits_before_spawn_.find(id); it != awaits_before_spawn_.end()) {
@@ -110,7 +131,7 @@ void session::answer_without_process(const spawn_request& r) {
   for (std::uint32_t fd = 1; fd <= 2; ++fd) {
     if (r.options.stdio[fd] == protocol::stdio_kind::pipe && !r.options.handover) channel_.send(encode::eof(r.id, fd));
   }
-  if (r.options.ipc) channel_.send(encode::eof(r.id, 3));
+  if (r.options.ipc && !r.options.ipc_connected) channel_.send(encode::eof(r.id, 3));
   channel_.send(encode::exit(r.id, 0, std::nullopt, 0));
 }
 

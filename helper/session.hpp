@@ -25,6 +25,7 @@
 #include "child.hpp"
 #include "launch_pool.hpp"
 #include "messages.hpp"
+#include "channel_listener.hpp"
 #include "node_ipc.hpp"
 #include "process.hpp"
 
@@ -49,6 +50,9 @@ class session final : public channel::handler, public child_owner, public node_i
   void lead(session& follower);
   // Node's IPC channel (--ipc-fd): spawns with `handover` give it their piped stdio.
   void use_node_ipc(node_ipc& ipc) { node_ipc_ = &ipc; }
+  // The listener Node connects forked children's channels to (spawn option
+  // ipc_connected, channel_listener.hpp); the session owns it from now on.
+  void use_channel_listener(const channel_listener& listener) { channel_listener_ = listener; }
   // Ends every non-detached child (kill signal, SIGKILL after `grace`), waits for
   // launches in flight, flushes what is queued for Node, then stops the loop.
   void begin_shutdown(std::chrono::milliseconds grace);
@@ -94,6 +98,7 @@ class session final : public channel::handler, public child_owner, public node_i
     bool early_end = false;
     std::vector<std::uint32_t> early_closes;  // close_output before the process existed
     std::vector<spawn_waiter> awaiting;  // await_spawn requests about this launch
+    ~pending_launch() { close_channel(request.options.connected_channel); }  // the child has its copy
   };
 
   void handle(spawn_request&& r);
@@ -135,6 +140,7 @@ class session final : public channel::handler, public child_owner, public node_i
   // went: await_spawn is answered (ESRCH) instead of waiting for a spawn that passed.
   std::optional<std::uint64_t> last_spawn_id_;
   node_ipc* node_ipc_ = nullptr;
+  channel_listener channel_listener_;
   session* leader_ = nullptr;
   session* follower_ = nullptr;
   std::size_t removals_in_flight_ = 0;

@@ -274,11 +274,25 @@ export const mutants = [
     modes: "inline,helper",
   },
   {
-    name: "cluster workers through the helper",
-    breaks: "a node:cluster server crashes at its first connection: the primary cannot send the handle",
-    edits: [{ file: "js/src/drop-in/launch.js", find: "call.fallbackReason ?? clusterWorker(call.options) ?? stdioMisfit", replace: "call.fallbackReason ?? stdioMisfit" }],
+    name: "cluster workers always fall back",
+    breaks: "node:cluster's workers go to node:child_process even where their channels are Node's own and carry the handles",
+    edits: [{ file: "js/src/drop-in/launch.js", find: "return env?.NODE_UNIQUE_ID !== undefined && !ownsForkChannels() ?", replace: "return env?.NODE_UNIQUE_ID !== undefined ?" }],
     tests: ["register.test.js"],
     pattern: "node:cluster",
+  },
+  {
+    name: "fork channels relayed on Linux",
+    breaks: "a fork's IPC channel goes through the helper again (four hops), and handles cannot cross it",
+    edits: [{ file: "js/src/helper/process.js", find: "  return platform === \"linux\" && handsOver(platform, !isMainThread);", replace: "  return false;" }],
+    tests: ["ipc-handles.test.js"],
+    pattern: "arrives as a net.Socket; the parent's copy is closed after the ACK",
+  },
+  {
+    name: "a Node-owned channel's end by our disconnect not counted",
+    breaks: "close never comes after the parent's disconnect() (child_process's own nodejs/node#19433, which spawnhost does not share)",
+    edits: [{ file: "js/src/launch/node-channel.js", find: "          child._channelClosed();\n          return this.#end(), true;", replace: "          child._channelClosed();\n          return true;" }],
+    tests: ["differential-fork.test.js"],
+    pattern: "the parent disconnects",
   },
   {
     name: "bootstrap trusts a cache another user owns",

@@ -177,7 +177,12 @@ launched_process launch_with_posix_spawn(const spawn_request& r, const launch_co
     const char* stage = "";
     if (int e = make_stdio(r, context, out, child_ends, stage)) return launch_failure(stage, e);
     unique_fd child_channel;
-    if (r.options.ipc) {
+    if (r.options.ipc && r.options.connected_channel >= 0) {
+      // Node's own end is connected to it (ipc_connected): nothing of ours to relay.
+      const int copy = fcntl(r.options.connected_channel, F_DUPFD_CLOEXEC, 3);
+      if (copy < 0) return launch_failure("dup", errno);
+      child_channel.reset(copy);
+    } else if (r.options.ipc) {
       int ends[2];
       if (posix_spawn_platform::cloexec_socketpair(ends) < 0) return launch_failure("socketpair", errno);
       out.channel.reset(ends[0]);

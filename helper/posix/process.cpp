@@ -271,7 +271,12 @@ launched_process launch_process(const spawn_request& r, const launch_context& co
     }
 
     unique_fd child_channel;
-    if (r.options.ipc) {
+    if (r.options.ipc && r.options.connected_channel >= 0) {
+      // Node's own end is connected to it (ipc_connected): nothing of ours to relay.
+      const int copy = fcntl(r.options.connected_channel, F_DUPFD_CLOEXEC, 3);
+      if (copy < 0) return launch_failure("dup", errno);
+      child_channel.reset(copy);
+    } else if (r.options.ipc) {
       int sv[2];
       if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) return launch_failure("socketpair", errno);
       out.channel.reset(sv[0]);

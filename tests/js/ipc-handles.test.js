@@ -1,32 +1,147 @@
-// Handles over IPC are not part of the API. In helper mode the helper, which cannot
-// pass descriptors, refuses a handle the way Node refuses one it cannot take
-// (NODE_HANDLE_NACK): that message is dropped and later ones are not held back. In
-// inline mode the message arrives without its handle, which is closed, not leaked.
+// Handles across a forked child's IPC channel, both ways, as node:child_process passes
+// them (docs/ipc.md): net.Server, net.Socket and dgram.Socket arrive as the same kind
+// of object, a sent socket is closed in the parent once the child has it (unless
+// keepOpen), and later messages wait behind a handle until it is acknowledged. In
+// helper mode the channel is Node's own pipe, connected through the helper (Linux);
+// each case runs against child_process.fork too. Where the helper relays the channel
+// (not Linux, SPAWNHOST_STREAMS=relay) a handle is refused at send(), as before.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
+import * as childProcess from "node:child_process";
+import dgram from "node:dgram";
+import net from "node:net";
 import { fileURLToPath } from "node:url";
+import * as dropIn from "spawnhost/child_process";
 import { modes, hostFor, once } from "./support/modes.js";
 
-const CHILD = fileURLToPath(new URL("../fixtures/ipc-sends-handle.mjs", import.meta.url));
-const openTcpHandles = () => process.getActiveResourcesInfo().filter((kind) => kind.startsWith("TCP")).length;
+const CHILD = fileURLToPath(new URL("../fixtures/ipc-handle-child.mjs", import.meta.url));
+// Whether the helper's forks have channels of Node's own (helper/process.js ownsForkChannels).
+const RELAYED = process.platform !== "linux" || process.env.SPAWNHOST_STREAMS === "relay";
 
+const listening = (server) => new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server.address().port)));
+
+function read(port) {
+  return new Promise((resolve, reject) => {
+    let text = "";
+    net.connect(port, "127.0.0.1").setEncoding("utf8").on("data", (chunk) => { text += chunk; }).on("end", () => resolve(text)).on("error", reject);
+  });
+}
+
+// The forks compared: Node's own, the drop-in's, and ProcessHost's in each mode.
+const forks = [["child_process.fork", (args) => childProcess.fork(CHILD, args)], ["spawnhost/child_process fork", (args) => dropIn.fork(CHILD, args)]];
+const refusing = [];
 for (const mode of modes()) {
   const host = hostFor(mode);
   after(() => host.shutdown());
+  (mode === "helper" && RELAYED ? refusing : forks).push([`ProcessHost#fork (${mode})`, (args) => host.fork(CHILD, args)]);
+}
+// The drop-in's forks go through the helper too.
+if (RELAYED) refusing.push(...forks.splice(1, 1));
 
-  test(`a handle sent by the child (${mode}) is not delivered, and nothing is held back or left open`, { timeout: 20_000 }, async () => {
-    const serversBefore = openTcpHandles();
-    const child = await host.fork(CHILD, []);
-    const messages = [];
-    child.on("message", (message, handle) => {
-      messages.push([message.kind, handle === undefined ? "no handle" : "handle"]);
-      if (message.kind === "after") child.send("bye");
-    });
-    const [code] = await once(child, "close");
-    assert.equal(code, 0);
-    const expected = mode === "helper" ? [["after", "no handle"]] : [["with-handle", "no handle"], ["after", "no handle"]];
-    assert.deepEqual(messages, expected);
-    await new Promise((resolve) => setImmediate(resolve));
-    assert.equal(openTcpHandles(), serversBefore, "a server handle the child sent is still open in this process");
+for (const [label, start] of refusing) {
+  test(`${label}: a relayed channel refuses a handle at send()`, { timeout: 30_000 }, async () => {
+    const child = await start(["receive"]);
+    const server = net.createServer();
+    await listening(server);
+    assert.throws(() => child.send("x", server), { name: "TypeError", code: "ERR_INVALID_HANDLE_TYPE", message: /cannot send handles/ });
+    server.close();
+    child.send("bye");
+    await once(child, "exit");
   });
 }
+
+// Sends a listening server; the child answers a connection on it.
+async function sendServer(child) {
+  const server = net.createServer((socket) => socket.end("served by parent"));
+  const port = await listening(server);
+  const sent = await new Promise((resolve) => { child.send({ kind: "server" }, server, (error) => resolve(error)); });
+  const [reply] = await once(child, "message");
+  // Both processes now accept on the port; the parent stops, so the child answers.
+  server.close();
+  const text = await read(port);
+  return { sent, reply: { ...reply, port: reply.port === port }, text };
+}
+
+// Sends a connected socket; the child writes to it and ends it; the parent's copy is
+// closed once the child has it.
+async function sendSocket(child, options) {
+  const server = net.createServer();
+  const port = await listening(server);
+  const client = net.connect(port, "127.0.0.1");
+  const [accepted] = await once(server, "connection");
+  let received = "";
+  client.setEncoding("utf8").on("data", (chunk) => { received += chunk; });
+  const sent = await new Promise((resolve) => { child.send({ kind: "socket" }, accepted, options, (error) => resolve(error)); });
+  const [reply] = await once(child, "message");
+  await once(client, "end");
+  const parentCopy = accepted.destroyed ? "closed" : "open";
+  accepted.destroy();
+  client.destroy();
+  server.close();
+  return { sent, reply, received, parentCopy };
+}
+
+async function sendDgram(child) {
+  const socket = dgram.createSocket("udp4");
+  await new Promise((resolve) => socket.bind(0, "127.0.0.1", resolve));
+  const port = socket.address().port;
+  const sent = await new Promise((resolve) => { child.send({ kind: "dgram" }, socket, (error) => resolve(error)); });
+  const [reply] = await once(child, "message");
+  socket.close();
+  return { sent, reply: { ...reply, port: reply.port === port } };
+}
+
+// Messages sent after a handle wait until the child acknowledged it: they arrive after it.
+async function queueBehindHandle(child) {
+  const server = net.createServer();
+  await listening(server);
+  const replies = [];
+  const all = new Promise((resolve) => child.on("message", (reply) => { if (replies.push(reply) === 3) resolve(); }));
+  const returned = [child.send({ kind: "server" }, server), child.send("plain 1"), child.send("plain 2")];
+  await all;
+  server.close();
+  return { returned: returned.map((value) => typeof value), order: replies.map((reply) => reply.got?.kind ?? reply.got) };
+}
+
+async function outcome(start, act) {
+  const child = await start(["receive"]);
+  try {
+    return await act(child);
+  } finally {
+    child.send("bye");
+    await once(child, "exit");
+  }
+}
+
+const cases = {
+  "a net.Server sent to the child arrives as a net.Server that accepts on the same port": sendServer,
+  "a net.Socket sent to the child arrives as a net.Socket; the parent's copy is closed after the ACK": (child) => sendSocket(child),
+  "a net.Socket sent with keepOpen stays open in the parent": (child) => sendSocket(child, { keepOpen: true }),
+  "a dgram.Socket sent to the child arrives as a dgram.Socket on the same port": sendDgram,
+  "messages sent after a handle arrive after it": queueBehindHandle,
+};
+
+for (const [name, act] of Object.entries(cases)) {
+  test(name, { timeout: 30_000 }, async () => {
+    const [[, nodeFork], ...others] = forks;
+    const expected = await outcome(nodeFork, act);
+    for (const [label, start] of others) assert.deepStrictEqual(await outcome(start, act), expected, `${label} differs from child_process.fork`);
+  });
+}
+
+test("a net.Server the child sends arrives as a net.Server that accepts", { timeout: 30_000 }, async () => {
+  const results = [];
+  for (const [label, start] of forks) {
+    const child = await start(["send-server"]);
+    const messages = [];
+    const [message, server] = await once(child, "message");
+    messages.push([message.kind, server instanceof net.Server]);
+    messages.push([(await once(child, "message"))[0].kind]);
+    server.close(); // the child answers from now on
+    const text = await read(message.port);
+    child.send("bye");
+    await once(child, "exit");
+    results.push([label, messages, text]);
+  }
+  for (const [label, messages, text] of results) assert.deepStrictEqual([label, messages, text], [label, ...results[0].slice(1)]);
+});

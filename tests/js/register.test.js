@@ -16,7 +16,6 @@ const repository = fileURLToPath(new URL("../..", import.meta.url));
 const THROUGH_HELPER = { helper: 1, fallback: 0 };
 // Sync calls go through the helper too, on its blocking channel.
 const SYNC = THROUGH_HELPER;
-const CLUSTER_REASON = "a node:cluster worker (NODE_UNIQUE_ID): it is sent handles";
 
 async function report(flags, env = {}, app = "register-app.mjs") {
   const { stdout } = await run(process.execPath, [...flags, fixture(app)], {
@@ -63,18 +62,28 @@ for (const [how, flags, env] of [["--import", ["--import", "spawnhost/register"]
   });
 }
 
-// Until handles can cross to the helper, cluster's workers (it sends them the
-// connections) are forked by node:child_process, and counted as fallbacks.
-test("a node:cluster server's workers are forked by node:child_process and answer", async () => {
-  const { answers, stats } = await report(["--import", "spawnhost/register"], {}, "register-cluster.mjs");
-  assert.equal(answers.length, 6);
-  for (const answer of answers) {
-    assert.equal(answer.status, 200);
-    assert.match(answer.body, /^worker [12]$/);
-  }
-  assert.equal(stats.fallback, 2);
-  assert.deepStrictEqual(stats.fallbackReasons, { [CLUSTER_REASON]: 2 });
-});
+// Whether the helper's forks have channels of Node's own (helper/process.js ownsForkChannels).
+const RELAYED = process.platform !== "linux" || process.env.SPAWNHOST_STREAMS === "relay";
+// cluster's workers are forked through the helper and sent their handles (the listening
+// server, or each connection round-robin) over their channels, which are Node's own.
+for (const policy of ["rr", "none"]) {
+  test(`a node:cluster server's workers (scheduling ${policy}) are forked through the helper and answer`, async () => {
+    const { answers, stats } = await report(["--import", "spawnhost/register"], { NODE_CLUSTER_SCHED_POLICY: policy }, "register-cluster.mjs");
+    assert.equal(answers.length, 6);
+    for (const answer of answers) {
+      assert.equal(answer.status, 200);
+      assert.match(answer.body, /^worker [12]$/);
+    }
+    if (RELAYED) {
+      // A relayed channel cannot carry the handles: the workers fall back, counted.
+      assert.deepStrictEqual(stats.fallbackReasons, { "a node:cluster worker (NODE_UNIQUE_ID): it is sent handles": 2 });
+      return;
+    }
+    assert.equal(stats.helper, 2);
+    assert.equal(stats.fallback, 0);
+    assert.deepStrictEqual(stats.fallbackReasons, {});
+  });
+}
 
 test("import \"spawnhost/register\" as an entry file's first line works", async () => {
   const script = "import \"spawnhost/register\"; const { spawn } = await import(\"node:child_process\"); const { stats } = await import(\"spawnhost/child_process\");" +

@@ -136,7 +136,25 @@ export class DropInChildProcess extends EventEmitter {
     // It is null once the channel is closed: disconnect() sets that at once, as Node's
     // does; the child's end of it, just before `disconnect`. `_channel` is Node's
     // deprecated alias of it.
-    this.channel = { ref() {}, unref() {}, refCounted() {}, unrefCounted() {}, fd: undefined };
+    // A channel of Node's own (launch/node-channel.js) is Node's to ref and unref.
+    // Once the child runs it is Node's own channel object, null from the channel's end.
+    const own = () => host._nodeChannelHandle;
+    const placeholder = {
+      ref() { own()?.ref(); }, unref() { own()?.unref(); },
+      refCounted() { own()?.refCounted(); }, unrefCounted() { own()?.unrefCounted(); },
+      fd: undefined,
+    };
+    let assigned = { set: false, value: null };
+    Object.defineProperty(this, "channel", {
+      enumerable: true,
+      configurable: true,
+      get: () => {
+        if (assigned.set) return assigned.value;
+        const channel = own();
+        return channel === undefined || !(this.#spawned || this.#settled) ? placeholder : channel;
+      },
+      set: (value) => { assigned = { set: true, value }; },
+    });
     if (HAS_CHANNEL_ALIAS) {
       Object.defineProperty(this, "_channel", {
         configurable: true,
@@ -147,9 +165,12 @@ export class DropInChildProcess extends EventEmitter {
     }
     this.send = (message, handle, options, callback) => {
       if (this.#spawned || this.#settled || early.disconnect) return host.send(message, handle, options, callback);
+      const sent = { handle, options };
       ({ handle, callback } = sendArguments(handle, options, callback));
-      checkMessage(message, handle);
-      return host._sendBeforeOpen(message, callback);
+      // A channel of Node's own (launch/node-channel.js) takes handles from the start.
+      const own = host._nodeChannelHandle !== undefined;
+      checkMessage(message, handle, { handles: own });
+      return own ? host._sendBeforeOpen(message, callback, handle, typeof sent.options === "object" ? sent.options : undefined) : host._sendBeforeOpen(message, callback);
     };
     this.disconnect = () => {
       // Emitted here, synchronously, as Node's: unheard, it throws out of disconnect().

@@ -9,6 +9,7 @@ import { execArguments, execFileArguments, forkArguments, spawnArguments, stdioM
 import { DropInChildProcess } from "./child.js";
 import { asNodeError } from "./node-errors.js";
 import { countFallback, countHelperLaunch, nodeChildProcess, sharedHost } from "./shared-host.js";
+import { ownsForkChannels } from "../launch/node-channel.js";
 
 // The execFile options Node passes on to its spawn; it ignores the others (stdio,
 // argv0, detached, ...), and so must we.
@@ -171,11 +172,13 @@ export function viaNode(name, reason, args) {
   return result;
 }
 
-// node:cluster forks its workers with NODE_UNIQUE_ID in their env, and sends them
-// handles (the connections, round-robin) that cannot cross to the helper.
+// node:cluster forks its workers with NODE_UNIQUE_ID in their env and sends them
+// handles, which a relayed channel cannot carry: where the helper's forks have no
+// channel of Node's own (not Linux, a worker thread, SPAWNHOST_STREAMS=relay), they go
+// to node:child_process.
 function clusterWorker(options) {
   const env = options.env ?? process.env;
-  return env?.NODE_UNIQUE_ID !== undefined ? "a node:cluster worker (NODE_UNIQUE_ID): it is sent handles" : null;
+  return env?.NODE_UNIQUE_ID !== undefined && !ownsForkChannels() ? "a node:cluster worker (NODE_UNIQUE_ID): it is sent handles" : null;
 }
 
 /** Why no call can use the helper: the shared host runs inline (no helper fits). */

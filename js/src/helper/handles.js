@@ -11,6 +11,8 @@ export const STDIO_HANDLE_CMD = "NODE_SPAWNHOST_STDIO";
 export class HandleInbox {
   /** Node's Pipe handle class (the helper's own stdio are Pipes): for pending sockets. */
   Pipe;
+  /** The helper's listener for forked children's channels (launch/node-channel.js), or null. */
+  channelListener = null;
   /** @type {Map<string, Map<number, object>>} arrived, not claimed yet */
   #arrived = new Map();
   /** @type {Map<string, { fds: number[], ready: (handles: Map<number, object>) => void }>} */

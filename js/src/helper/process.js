@@ -1,6 +1,7 @@
 // Starting one helper: the only process a spawnhost thread creates itself. Locally it
 // is the helper binary, with Node's stdio passed on and the sync channel's socket; over
 // a transport (helper/transport.js) it is the command that reaches a helper elsewhere.
+import { randomBytes } from "node:crypto";
 import { fstatSync } from "node:fs";
 import { createRequire } from "node:module";
 import { isMainThread } from "node:worker_threads";
@@ -73,6 +74,11 @@ export function startHelper({ helperPath, launchThreads, graceMs, platform, tran
     stdio.push("ipc");
     args.push("--ipc-fd", String(ipcFd));
   }
+  // Where forked children's channels connect, to be Node's own IPC pipes (launch/
+  // node-channel.js): an abstract socket, so Linux only; elsewhere they relay. The
+  // helper takes connections from this process only.
+  const channelName = ipcFd >= 0 && ownsForkChannels(platform) ? `spawnhost-${process.pid}-${randomBytes(12).toString("hex")}` : null;
+  if (channelName) args.push("--channel-name", channelName);
   const child = spawn(helperPath, args, { stdio, windowsHide: true, serialization: "json" });
   const syncSocket = syncFd >= 0 ? child.stdio[syncFd] ?? null : null;
   const input = leftParent ? child.stdio[6] : child.stdin;
@@ -83,6 +89,7 @@ export function startHelper({ helperPath, launchThreads, graceMs, platform, tran
     throw new HelperExitedError(`spawnhost helper ${helperPath} was started without its pipes (a replaced ChildProcess.prototype.spawn took them)`);
   }
   const handles = ipcFd >= 0 && child.channel ? new HandleInbox(child) : null;
+  if (handles && channelName) handles.channelListener = `\0${channelName}`;
   return { process: child, input, leftParent, syncSocket, bootstrap: null, label: helperPath, handles };
 }
 
@@ -91,6 +98,15 @@ export function startHelper({ helperPath, launchThreads, graceMs, platform, tran
 // the channel; SPAWNHOST_STREAMS=relay forces the relay (the tests run both).
 function handsOver(platform, leftParent) {
   return platform !== "win32" && !leftParent && process.env.SPAWNHOST_STREAMS !== "relay";
+}
+
+/**
+ * Whether a local helper started here gives forked children channels of Node's own
+ * (launch/node-channel.js), which carry handles: Linux, from the main thread, not
+ * forced to relay. Elsewhere the channel relays, and handles are refused.
+ */
+export function ownsForkChannels(platform = process.platform) {
+  return platform === "linux" && handsOver(platform, !isMainThread);
 }
 
 function isOpen(fd) {

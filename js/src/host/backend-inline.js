@@ -74,14 +74,19 @@ export class InlineBackend {
       }
     }
     if (request.ipc && cp.pid !== undefined) {
-      child._openChannel();
-      cp.on("message", (message, handle) => {
-        // Handles are not part of the API in either mode (the helper cannot pass
-        // them); one child_process took anyway is closed, not leaked open.
-        if (handle) closeReceivedHandle(handle);
-        child._receiveMessage(message);
+      // The channel is child_process's own: its send, handles and all.
+      child._useNodeChannel({
+        send: (message, handle, options, callback) => cp.send(message, handle, options, callback),
+        disconnect: () => {
+          closes.parentDisconnected = true;
+          cp.disconnect();
+        },
+        get channel() { return cp.channel ?? null; },
+        open() {},
       });
-      cp.on("internalMessage", (message) => child._deliver("internalMessage", message, undefined));
+      child._openChannel();
+      cp.on("message", (message, handle) => child._deliver("message", message, handle));
+      cp.on("internalMessage", (message, handle) => child._deliver("internalMessage", message, handle));
       cp.on("disconnect", () => child._channelClosed());
     }
     cp.on("spawn", () => child._deliver("spawn"));
@@ -121,10 +126,4 @@ export class InlineBackend {
   stats() {
     return { helperPid: 0, inFlight: 0 };
   }
-}
-
-/** Closes a server or socket a child sent over IPC, whatever its kind. */
-function closeReceivedHandle(handle) {
-  if (typeof handle.destroy === "function") handle.destroy();
-  else if (typeof handle.close === "function") handle.close();
 }

@@ -3,8 +3,10 @@
 // and writes it itself as the net.Socket child_process would give, with the socket's
 // own backpressure. The sockets exist at once (the drop-in returns its ChildProcess
 // synchronously) and get their handles when the helper's hand-overs arrive; `spawn`
-// waits for both. The IPC channel of a fork still relays (launch/relay.js).
+// waits for both. The IPC channel of a fork is Node's own where the helper listens for
+// it (launch/node-channel.js), else it relays (launch/relay.js).
 import { LaunchRelay } from "./relay.js";
+import { NodeChannel } from "./node-channel.js";
 import { adopt, endPending, pendingSocket } from "./handed-socket.js";
 
 /**
@@ -45,13 +47,24 @@ export class LaunchHandover extends LaunchRelay {
     child._attachStdio(stdin, stdout, stderr);
   }
 
-  // The helper reports no end of the handed-over outputs: only the channel's.
+  _createIpc(request, child, onStreamClosed) {
+    if (!this._inbox.channelListener) return super._createIpc();
+    this.ipc = new NodeChannel({ child, serialization: request.serialization, onEnd: onStreamClosed });
+    this.streams++;
+  }
+
+  // The helper reports no end of the handed-over outputs: only a relayed channel's.
   get owed() {
-    return this.ipc ? 1 : 0;
+    return this.ipc?.relayed ? 1 : 0;
   }
 
   spawnOptions(options) {
-    return { ...options, handover: true };
+    return this.ipc && !this.ipc.relayed ? { ...options, handover: true, ipc_connected: true } : { ...options, handover: true };
+  }
+
+  // Node's end of the channel connects now, just before the request that names it.
+  beforeSpawn() {
+    if (this.ipc && !this.ipc.relayed) this.ipc.connect(this._inbox.channelListener);
   }
 
   whenSpawned(pid, ready) {

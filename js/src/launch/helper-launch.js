@@ -70,7 +70,7 @@ export class HelperLaunch {
         kill: (signal) => this.#kill(signal),
         ref: () => this.#ref(),
         unref: () => this.#unref(),
-        send: (message, callback) => this.#relay.ipc.send(message, callback),
+        send: (message, callback, handle, options) => this.#relay.ipc.sendEarly?.(message, callback, handle, options) ?? this.#relay.ipc.send(message, callback),
         disconnect: () => this.#relay.ipc.disconnect(),
         waitForPid: () => this.#waitForPid(),
       },
@@ -80,6 +80,7 @@ export class HelperLaunch {
       owesMore: () => this.#helperOwes > 0,
       scope: this.#scope,
     });
+    if (this.#relay.ipc && !this.#relay.ipc.relayed) this.child._useNodeChannel(this.#relay.ipc);
     this.#closesNeeded += this.#relay.streams;
     this.#helperOwes += this.#relay.owed;
     this.#ref();
@@ -113,7 +114,9 @@ export class HelperLaunch {
       });
       this.#state = "launching";
       try {
-        this.#channel.sendFrame(encodeSpawnFrame(this.#id, this.#request.spawnfile, this.#request.spawnargs.slice(1), this.#relay.spawnOptions(spawnRequestOptions(this.#request))));
+        const frame = encodeSpawnFrame(this.#id, this.#request.spawnfile, this.#request.spawnargs.slice(1), this.#relay.spawnOptions(spawnRequestOptions(this.#request)));
+        this.#relay.beforeSpawn();
+        this.#channel.sendFrame(frame);
       } catch (error) {
         // Arguments and environment too big for one frame: exec would refuse them too
         // (beyond ARG_MAX), so report what child_process reports.
@@ -194,7 +197,7 @@ export class HelperLaunch {
     clearTimeout(this.#launchDeadline);
     this.#state = "running";
     this.child.pid = pid;
-    if (this.#relay.ipc) this.child._openChannel();
+    if (this.#relay.ipc) this.child._openChannel(this.#relay.ipc);
     this.child._deliver("spawn");
     this.#launchedSettle.resolve();
     this.#onLaunch?.({ kind: this.#request.kind, file: this.#request.spawnfile, createMs: createUs / 1000, queuedMs: queuedUs / 1000 });
@@ -317,7 +320,7 @@ export class HelperLaunch {
     // Node holds the outputs: `close` follows their ends, read or not; the channel's
     // end and the exit (unknown) count as come.
     this.#state = "exited";
-    if (this.#relay.ipc && !this.#channelEnded) this.#maybeClose();
+    if (this.#relay.ipc?.relayed && !this.#channelEnded) this.#maybeClose();
     this.#channelEnded = true;
     if (!exited) drainAfterExit(this.child, () => this.#maybeClose());
   }

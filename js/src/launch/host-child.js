@@ -33,11 +33,12 @@ export function sendArguments(handle, options, callback) {
  * The checks child_process's send() makes once the channel is open: the message's
  * type, then the handle (a falsy one means none). A real handle cannot be sent here.
  */
-export function checkMessage(message, handle) {
+export function checkMessage(message, handle, { handles = false } = {}) {
   if (message === undefined || !MESSAGE_TYPES.has(typeof message)) throw invalidMessage(message);
   if (!handle) return;
   const isHandle = handle instanceof net.Socket || handle instanceof net.Server || handle instanceof dgram.Socket ||
     NATIVE_HANDLES.has(handle.constructor?.name);
+  if (isHandle && handles) return;
   throw isHandle ? handlesNotSupported() : notAHandle();
 }
 
@@ -80,6 +81,8 @@ export class HostChild extends EventEmitter {
   // 'message' listener is added, for as long as the channel is open.
   #channelOpen = false;
   #pendingMessages = [];
+  // The channel is Node's own (launch/node-channel.js): send and disconnect are Node's.
+  #nodeChannel = null;
   #disconnectDelivered = false;
 
   /**
@@ -119,6 +122,7 @@ export class HostChild extends EventEmitter {
    *   channel (helper mode: by the helper), or with the error that stopped it
    */
   send(message, handle, options, callback) {
+    if (this.#nodeChannel) return this.#nodeChannel.send(message, handle, options, callback);
     ({ handle, callback } = sendArguments(handle, options, callback));
     if (!this.connected) {
       const error = ipcChannelClosed();
@@ -135,8 +139,8 @@ export class HostChild extends EventEmitter {
    * The message is serialized now and waits in the launch (helper mode) until the
    * process exists; the result is send()'s.
    */
-  _sendBeforeOpen(message, callback) {
-    return this.#controller.send(message, callback);
+  _sendBeforeOpen(message, callback, handle, options) {
+    return this.#controller.send(message, callback, handle, options);
   }
 
   /** Closes the IPC channel once what was sent is written; `disconnect` follows. */
@@ -146,9 +150,21 @@ export class HostChild extends EventEmitter {
       return;
     }
     this.#closeChannel();
+    // Node's own channel says 'disconnect' itself, after its queued handles went out.
+    if (this.#nodeChannel) return this.#nodeChannel.disconnect();
     this.#controller.disconnect();
     // Like child_process: the event comes a tick later, never inside disconnect().
     process.nextTick(() => this._channelClosed());
+  }
+
+  /** Backend: the channel will be Node's own, sends and all, from the start (launch/node-channel.js). */
+  _useNodeChannel(nodeChannel) {
+    this.#nodeChannel = nodeChannel;
+  }
+
+  /** Node's channel object (ref/unref) while a Node-owned channel is open; undefined otherwise. */
+  get _nodeChannelHandle() {
+    return this.#nodeChannel ? this.#nodeChannel.channel : undefined;
   }
 
   /** Lets this child keep the Node process alive until it closes (the default). */
@@ -184,10 +200,12 @@ export class HostChild extends EventEmitter {
     this.on("newListener", (event) => {
       if (event === "message") process.nextTick(() => this.#flushPendingMessages());
     });
+    this.#nodeChannel?.open();
   }
 
   /** Backend: one message from the child, already parsed (NODE_ ones filtered out). */
   _receiveMessage(message) {
+    if (this.#nodeChannel) return;
     if (this.#channelOpen) this._deliver("message", message, undefined);
   }
 

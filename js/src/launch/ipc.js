@@ -42,6 +42,8 @@ function isInternal(message) {
 
 /** The parent's end of one child's channel. */
 export class HelperIpc {
+  /** Relayed in frames: the helper reports the channel's end (launch/node-channel.js is not). */
+  relayed = true;
   #child;
   #serialization;
   #parser;

@@ -47,7 +47,7 @@ export class LaunchRelay {
     this.#onStreamClosed = onStreamClosed;
     this.#owesMore = owesMore;
     this._createStdio(request, child, onStreamClosed, channel, scope);
-    if (request.ipc) this.#createIpc();
+    if (request.ipc) this._createIpc(request, child, onStreamClosed);
   }
 
   /** The launch's id, once the spawn request went out (0 before). */
@@ -104,6 +104,9 @@ export class LaunchRelay {
   afterOutputsRead(deliver) {
     setImmediate(deliver);
   }
+
+  /** The spawn request is about to go out (encoded, nothing can stop it now). */
+  beforeSpawn() {}
 
   /** A launch given up on was spawned after all: nothing of its streams is kept. */
   abandonSpawned() {}
@@ -191,7 +194,7 @@ export class LaunchRelay {
   }
 
   // The channel is one more stream the helper reports the end of, and `close` waits for.
-  #createIpc() {
+  _createIpc() {
     this.ipc = new HelperIpc({
       child: this.#child,
       serialization: this.#request.serialization,
