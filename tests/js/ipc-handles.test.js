@@ -13,10 +13,11 @@ import net from "node:net";
 import { fileURLToPath } from "node:url";
 import * as dropIn from "spawnhost/child_process";
 import { modes, hostFor, once } from "./support/modes.js";
+import { ownsForkChannels } from "../../js/src/helper/process.js";
 
 const CHILD = fileURLToPath(new URL("../fixtures/ipc-handle-child.mjs", import.meta.url));
 // Whether the helper's forks have channels of Node's own (helper/process.js ownsForkChannels).
-const RELAYED = process.platform !== "linux" || process.env.SPAWNHOST_STREAMS === "relay";
+const RELAYED = !ownsForkChannels();
 
 const listening = (server) => new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server.address().port)));
 

@@ -9,6 +9,7 @@ import { cpSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { promisify } from "node:util";
 import { fileURLToPath } from "node:url";
+import { ownsForkChannels } from "../../js/src/helper/process.js";
 
 const run = promisify(execFile);
 const fixture = (name) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
@@ -63,7 +64,7 @@ for (const [how, flags, env] of [["--import", ["--import", "spawnhost/register"]
 }
 
 // Whether the helper's forks have channels of Node's own (helper/process.js ownsForkChannels).
-const RELAYED = process.platform !== "linux" || process.env.SPAWNHOST_STREAMS === "relay";
+const RELAYED = !ownsForkChannels();
 // cluster's workers are forked through the helper and sent their handles (the listening
 // server, or each connection round-robin) over their channels, which are Node's own.
 for (const policy of ["rr", "none"]) {

@@ -1,8 +1,6 @@
-// One launch in helper mode: sends the spawn request, turns the helper's messages about
-// its id into HostChild state and events, and gives child_process's `close` semantics
-// (after exit and after every piped output has closed). How the child's streams reach
-// Node is its "child streams", chosen once per helper: relayed in frames
-// (launch/relay.js), or handed over as sockets (launch/handover.js).
+// One launch in helper mode: the spawn request, the helper's messages about its id as
+// HostChild state and events, child_process's `close` (after exit and every piped
+// output's close). Its "child streams", chosen once per helper: relay.js or handover.js.
 import { AsyncResource } from "node:async_hooks";
 import { HostChild, watchAbortSignal } from "./host-child.js";
 import { childStreams } from "./handover.js";

@@ -81,14 +81,18 @@ export class NodeChannel {
    */
   connect(listener) {
     const target = this.target;
-    target._handle = { pid: 0, spawn: (options) => connect(options.stdio[3].handle, listener) };
-    ChildProcess.prototype.spawn.call(target, {
+    const options = {
       file: this.#child.spawnfile,
       args: [],
       envPairs: [],
       stdio: ["ignore", "ignore", "ignore", "ipc"],
       serialization: this.#serialization,
-    });
+    };
+    // spawn() replaces options.stdio with the entries it made (the IPC pipe among them)
+    // before it calls the handle: read them there, as the handle's arguments differ
+    // between Node lines (one options object on Node 20 and 22, positional on 24).
+    target._handle = { pid: 0, spawn: () => connect(options.stdio[3].handle, listener) };
+    ChildProcess.prototype.spawn.call(target, options);
     target._handle = null;
   }
 
