@@ -32,6 +32,8 @@ export class NodeChannel {
   #child;
   #serialization;
   #open = false;
+  // What the channel said before open(): [event, args][].
+  #held = [];
   #onEnd;
   #ended = false;
   // Sends made before the channel exists (the drop-in's, before the helper is up).
@@ -59,20 +61,16 @@ export class NodeChannel {
     const emit = EventEmitter.prototype.emit;
     target.emit = (event, ...args) => {
       if (OWN_EVENTS.has(event)) emit.call(target, event, ...args);
-      switch (event) {
-        case "message":
-        case "internalMessage": return child._deliver(event, ...args), true;
-        case "disconnect":
-          child._channelClosed();
-          return this.#end(), true;
-        case "error": return child._deliver("error", args[0]), true;
-        case "close": return this.#end(), true;
-        default: return false; // 'spawn' of the stand-in
-      }
+      if (event === "spawn") return false; // the stand-in's own
+      // Before the child is known to run, what the channel says waits here, in order:
+      // a quick child may write and close its end before the helper's answer came.
+      if (!this.#open) return this.#held.push([event, args]), true;
+      return this.#deliver(event, args);
     };
-    // Node keeps messages until a 'message' listener exists; the HostChild keeps them
-    // itself once its channel is open, so until then they wait in Node's channel.
-    target.listenerCount = (event) => (event === "message" ? (this.#open ? 1 : 0) : EventEmitter.prototype.listenerCount.call(target, event));
+    // Node keeps messages for a 'message' listener to come, on its channel object, and
+    // loses them when the channel ends first: it always finds one here (the HostChild
+    // keeps them for its own listeners).
+    target.listenerCount = (event) => (event === "message" ? 1 : EventEmitter.prototype.listenerCount.call(target, event));
   }
 
   /**
@@ -105,9 +103,26 @@ export class NodeChannel {
     this.#onEnd();
   }
 
+  #deliver(event, args) {
+    const child = this.#child;
+    switch (event) {
+      case "message":
+      case "internalMessage": return child._deliver(event, ...args), true;
+      case "disconnect":
+        child._channelClosed();
+        return this.#end(), true;
+      case "error": return child._deliver("error", args[0]), true;
+      case "close": return this.#end(), true;
+      default: return false;
+    }
+  }
+
   /** The child exists: what it sent so far goes to the HostChild, which keeps it for its listeners. */
   open() {
     this.#open = true;
+    // After `spawn`, which the launch delivers right after this.
+    const held = this.#held.splice(0);
+    if (held.length > 0) process.nextTick(() => { for (const [event, args] of held) this.#deliver(event, args); });
     // What was sent before goes out now, in order; its callbacks come after `spawn`,
     // which follows at once, as Node's come after its own `spawn`.
     const target = this.target;
