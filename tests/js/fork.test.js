@@ -94,12 +94,13 @@ for (const mode of modes()) {
       for (let i = 0; i < 20; i++) child.send("x".repeat(10_000));
       child.disconnect();
       const [, count, characters] = (await output).match(/^(\d+) messages, (\d+) characters\n$/);
-      if (mode === "helper") {
-        // The helper writes queued sends before it closes the channel.
+      if (mode === "helper" && !ownsForkChannels()) {
+        // A relaying helper writes queued sends before it closes the channel.
         assert.deepEqual([Number(count), Number(characters)], [20, 200_000]);
       } else {
-        // Inline is child_process: Node 20 delivers all 20, Node 22 and later drop the
-        // ones still queued at disconnect(). What arrives is whole, in order.
+        // Inline, and a channel of Node's own, is child_process: Node 20 mostly delivers
+        // all 20, Node 22 and later drop the ones still queued at disconnect(). What
+        // arrives is whole, in order.
         assert.ok(Number(count) <= 20 && Number(characters) === Number(count) * 10_000, `${count} messages, ${characters} characters`);
       }
       await once(child, "close");

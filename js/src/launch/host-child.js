@@ -122,7 +122,9 @@ export class HostChild extends EventEmitter {
    *   channel (helper mode: by the helper), or with the error that stopped it
    */
   send(message, handle, options, callback) {
-    if (this.#nodeChannel) return this.#nodeChannel.send(message, handle, options, callback);
+    // Once the channel is gone the answer is ours (an `error` event of this child, which
+    // Node's channel would emit on its stand-in after `close`).
+    if (this.#nodeChannel && this.connected) return this.#nodeChannel.send(message, handle, options, callback);
     ({ handle, callback } = sendArguments(handle, options, callback));
     if (!this.connected) {
       const error = ipcChannelClosed();
