@@ -77,7 +77,14 @@ if (modes().includes("helper")) {
     test("running out of descriptors fails that launch with EMFILE and the helper keeps serving", { timeout: 60_000 }, async () => {
       assert.ok(existsSync(realHelper), `no helper at ${realHelper}`);
       process.env.SPAWNHOST_REAL_HELPER = realHelper;
+      // Relayed streams: the helper then holds three descriptors per child. Handed over,
+      // it keeps none once Node has them (only a pidfd, and no pidfd without one).
+      const streams = process.env.SPAWNHOST_STREAMS;
+      process.env.SPAWNHOST_STREAMS = "relay";
       const host = hostFor("helper", { helperPath: lowNofileHelper });
+      await host.execFile("true", []); // the helper starts, reading the variable
+      if (streams === undefined) delete process.env.SPAWNHOST_STREAMS;
+      else process.env.SPAWNHOST_STREAMS = streams;
       const started = [];
       let failure;
       for (let i = 0; i < 40 && !failure; i++) {
