@@ -131,7 +131,6 @@ export class NodeChannel {
       else target.send(...args);
     }
     this.#early = null;
-    EventEmitter.prototype.emit.call(target, "newListener", "message");
   }
 
   /** Node's own send (ChildProcess#send): handles, the handle queue, its return value. */
