@@ -290,7 +290,7 @@ export const mutants = [
   {
     name: "a Node-owned channel's end by our disconnect not counted",
     breaks: "close never comes after the parent's disconnect() (child_process's own nodejs/node#19433, which spawnhost does not share)",
-    edits: [{ file: "js/src/launch/node-channel.js", find: "          child._channelClosed();\n          return this.#end(), true;", replace: "          child._channelClosed();\n          return true;" }],
+    edits: [{ file: "js/src/launch/node-channel.js", find: "        child._channelClosed();\n        return this.#end(), true;", replace: "        child._channelClosed();\n        return true;" }],
     tests: ["differential-fork.test.js"],
     pattern: "the parent disconnects",
   },
