@@ -80,6 +80,8 @@ export const mutants = [
     edits: [{ file: "js/src/protocol/spawn-request.js", find: "if (r.kind === \"spawn\") options.credit = OUTPUT_CREDIT;", replace: "if (r.kind === \"none\") options.credit = OUTPUT_CREDIT;" }],
     tests: ["scale.test.js", "flow-control.test.js"],
     pattern: "stalled consumer|paused stdout",
+    // Credit is the relay's flow control; handed-over sockets have their own.
+    env: { SPAWNHOST_STREAMS: "relay" },
   },
   {
     name: "helper launches on Node's thread",
@@ -530,6 +532,8 @@ export const mutants = [
     tests: ["drop-in.test.js"],
     pattern: "still unwritten",
     modes: "helper",
+    // ipc.js is the relayed channel's; on Linux a fork's channel is Node's own.
+    env: { SPAWNHOST_STREAMS: "relay" },
   },
   // Issue 22: the child's streams.
   {
