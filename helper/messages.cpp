@@ -85,9 +85,12 @@ std::optional<failure> read_options(const msgpack::object& o, spawn_options& opt
     else if (key == opt::stdio) {
       ok = v.type == msgpack::type::ARRAY && v.via.array.size == 3;
       for (std::uint32_t k = 0; ok && k < 3; ++k) {
-        ok = as_uint(v.via.array.ptr[k], u) && u <= static_cast<std::uint64_t>(protocol::stdio_kind::inherit);
+        ok = as_uint(v.via.array.ptr[k], u) && u <= static_cast<std::uint64_t>(protocol::stdio_kind::given);
         if (ok) opts.stdio[k] = static_cast<protocol::stdio_kind>(u);
       }
+    } else if (key == opt::given) {
+      ok = v.type == msgpack::type::ARRAY && v.via.array.size == 3;
+      for (std::uint32_t k = 0; ok && k < 3; ++k) ok = as_uint(v.via.array.ptr[k], opts.given[k]);
     } else if (key == opt::detached) {
       ok = v.type == msgpack::type::BOOLEAN;
       if (ok) opts.detached = v.via.boolean;

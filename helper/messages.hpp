@@ -22,6 +22,10 @@ struct spawn_options {
   std::optional<std::string> argv0;
   std::array<protocol::stdio_kind, 3> stdio{protocol::stdio_kind::pipe, protocol::stdio_kind::pipe,
                                             protocol::stdio_kind::pipe};
+  // stdio kind given: the token of the descriptor Node sent for each fd (0: none), and
+  // that descriptor once it has arrived (not a protocol field; the session owns it).
+  std::array<std::uint64_t, 3> given{0, 0, 0};
+  std::array<int, 3> given_fds{-1, -1, -1};
   bool detached = false;
   std::uint64_t timeout_ms = 0;        // 0: none
   std::string kill_signal = "SIGTERM";

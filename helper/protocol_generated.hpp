@@ -72,6 +72,7 @@ enum class stdio_kind : std::uint8_t {
   pipe = 0,
   ignore = 1,
   inherit = 2,
+  given = 3,
 };
 
 namespace exit_flag {
@@ -90,6 +91,7 @@ inline constexpr const char* node_cwd = "node_cwd";
 inline constexpr const char* env = "env";
 inline constexpr const char* argv0 = "argv0";
 inline constexpr const char* stdio = "stdio";
+inline constexpr const char* given = "given";
 inline constexpr const char* detached = "detached";
 inline constexpr const char* timeout_ms = "timeout_ms";
 inline constexpr const char* kill_signal = "kill_signal";

@@ -1,6 +1,7 @@
 #include "session.hpp"
 
 #include <asio/post.hpp>
+#include <charconv>
 #include <utility>
 
 #include "remove_tree.hpp"
@@ -19,6 +20,14 @@ std::uint64_t micros_since(std::chrono::steady_clock::time_point t0) {
   return static_cast<std::uint64_t>(
       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count());
 }
+
+// The descriptor a launcher dup2s from, for stdio kind given. The Windows helper has no
+// IPC channel to Node, so it never holds one (the session refuses the kind there).
+#ifdef _WIN32
+int descriptor_of(const os_handle&) { return -1; }
+#else
+int descriptor_of(const os_handle& handle) { return handle.get(); }
+#endif
 
 }  // namespace
 
@@ -94,6 +103,14 @@ void session::handle(spawn_request&& r) {
     reject_awaits(id, "EINVAL");
     return channel_.send(encode::error(id, false, "bad_option: handover needs Node's IPC channel (--ipc-fd)"));
   }
+  for (int fd = 0; fd < 3; ++fd) {
+    const bool given = r.options.stdio[fd] == protocol::stdio_kind::given;
+    if (given == (r.options.given[fd] != 0) && (!given || node_ipc_)) continue;
+    reject_awaits(id, "EINVAL");
+    return channel_.send(encode::error(id, false, !given ? "bad_option: given names a descriptor for a stdio entry that is not given"
+                                                  : !r.options.given[fd] ? "bad_option: stdio kind given without its token in given"
+                                                                         : "bad_option: stdio kind given needs Node's IPC channel (--ipc-fd)"));
+  }
   if (config_.null_launcher) {
     close_channel(std::exchange(r.options.connected_channel, -1));  // Node's end reads its EOF
     return answer_without_process(r);
@@ -108,6 +125,28 @@ void session::handle(spawn_request&& r) {
     awaits_before_spawn_.erase(it);
   }
   launching_[id] = p;
+  if (!take_given(*p)) return awaiting_given_.push_back(p);
+  submit(p);
+}
+
+// Node wrote the descriptors before the spawn, but on another channel, read on its own:
+// the spawn may come first and waits here for them (received() resumes it).
+bool session::take_given(pending_launch& p) {
+  auto& options = p.request.options;
+  for (int fd = 0; fd < 3; ++fd) {
+    if (options.stdio[fd] == protocol::stdio_kind::given && !p.given[fd] && !given_.count(options.given[fd])) return false;
+  }
+  for (int fd = 0; fd < 3; ++fd) {
+    if (options.stdio[fd] != protocol::stdio_kind::given || p.given[fd]) continue;
+    auto it = given_.find(options.given[fd]);
+    p.given[fd] = std::move(it->second);
+    given_.erase(it);
+    options.given_fds[fd] = descriptor_of(p.given[fd]);
+  }
+  return true;
+}
+
+void session::submit(const std::shared_ptr<pending_launch>& p) {
   const bool queued = pool_.submit([this, p] {
     const std::uint64_t queued_us = micros_since(p->queued_at);
     const std::uint64_t timeout_ms = p->request.options.timeout_ms;
@@ -317,8 +356,28 @@ void session::hand_over_failed(std::uint64_t id, const std::string& why) {
   channel_.send(encode::error(id, false, "handover: " + why));
 }
 
-// Descriptors from Node (helper.send(msg, handle)) have no use yet: closed on arrival.
-void session::received(const std::string&, os_handle) {}
+// A descriptor from Node (helper.send(msg, handle)): the stdio of a spawn that names
+// its token, {"cmd":"NODE_SPAWNHOST_GIVE","token":T}. Anything else is closed.
+void session::received(const std::string& message, os_handle handle) {
+  constexpr std::string_view prefix = R"({"cmd":"NODE_SPAWNHOST_GIVE","token":)";
+  std::uint64_t token = 0;
+  const bool ours = message.compare(0, prefix.size(), prefix) == 0 &&
+                    std::from_chars(message.data() + prefix.size(), message.data() + message.size(), token).ptr ==
+                        message.data() + message.size() - 1 &&
+                    message.back() == '}' && token != 0;
+  if (!ours) return channel_error("a descriptor from Node with a message the helper does not know, closed: " + message.substr(0, 200));
+  given_[token] = std::move(handle);
+  for (auto it = awaiting_given_.begin(); it != awaiting_given_.end();) {
+    if (!take_given(**it)) {
+      ++it;
+      continue;
+    }
+    auto p = *it;
+    it = awaiting_given_.erase(it);
+    // Shut down meanwhile: answered there.
+    if (launching_.count(p->request.id) && launching_[p->request.id] == p) submit(p);
+  }
+}
 
 void session::channel_error(const std::string& why) {
   channel_.send(encode::error(std::nullopt, false, "ipc: " + why));
@@ -343,6 +402,9 @@ void session::begin_shutdown(std::chrono::milliseconds grace) {
     c.kill(c.kill_signal());
     ++it;
   }
+  // Spawns still waiting for a descriptor of Node's will not get it now.
+  for (auto& p : std::exchange(awaiting_given_, {})) on_launch_skipped(p, "ECANCELED");
+  given_.clear();
   for (auto& [id, waiters] : std::exchange(awaits_before_spawn_, {})) {
     for (auto& waiter : waiters) waiter(id, {std::nullopt, "ECANCELED"});
   }

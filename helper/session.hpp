@@ -98,10 +98,13 @@ class session final : public channel::handler, public child_owner, public node_i
     bool early_end = false;
     std::vector<std::uint32_t> early_closes;  // close_output before the process existed
     std::vector<spawn_waiter> awaiting;  // await_spawn requests about this launch
+    std::array<os_handle, 3> given;      // Node's descriptors for stdio kind given
     ~pending_launch() { close_channel(request.options.connected_channel); }  // the child has its copy
   };
 
   void handle(spawn_request&& r);
+  void submit(const std::shared_ptr<pending_launch>& p);
+  bool take_given(pending_launch& p);  // false: a descriptor it names has not come yet
   void answer_without_process(const spawn_request& r);
   void handle(write_request&& r);
   void handle(end_request&& r);
@@ -130,6 +133,11 @@ class session final : public channel::handler, public child_owner, public node_i
   // await_spawn about an id whose spawn has not arrived yet: the two channels are read
   // independently, so the question may overtake the spawn it is about.
   std::unordered_map<std::uint64_t, std::vector<spawn_waiter>> awaits_before_spawn_;
+  // Descriptors Node sent for spawns' stdio kind given (helper.send(msg, handle) on the
+  // IPC channel, by token), until the spawn that names them takes them; and spawns
+  // that came first, on the other channel, waiting for theirs (in launching_ too).
+  std::unordered_map<std::uint64_t, os_handle> given_;
+  std::vector<std::shared_ptr<pending_launch>> awaiting_given_;
   // The last outcomes, for an await_spawn that arrives after its child already closed.
   // Node's ids grow until they wrap at 2^32, so an id here is not reused meanwhile.
   static constexpr std::size_t remembered_outcomes = 1024;

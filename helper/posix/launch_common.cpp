@@ -1,5 +1,7 @@
 #include "launch_common.hpp"
 
+#include <fcntl.h>
+
 #include <cstdlib>
 
 namespace spawnhost {
@@ -40,6 +42,11 @@ std::vector<char*> c_strings(const std::vector<std::string>& v) {
   for (const auto& s : v) out.push_back(const_cast<char*>(s.c_str()));
   out.push_back(nullptr);
   return out;
+}
+
+void clear_nonblocking(int fd) noexcept {
+  const int flags = fcntl(fd, F_GETFL);
+  if (flags >= 0 && (flags & O_NONBLOCK)) fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
 }
 
 launched_process launch_failure(const char* stage, int error) {

@@ -20,4 +20,12 @@ std::vector<char*> c_strings(const std::vector<std::string>& v);
 /** A launch that failed at `stage` ("pipe", "exec", ...) with errno `error`. */
 launched_process launch_failure(const char* stage, int error);
 
+/**
+ * A descriptor of Node's that becomes a child's fd 0-2 (stdio "inherit" or given) is
+ * made blocking, as libuv's child makes it: the open file description is shared, so
+ * this is the same change libuv's makes (Node's own end turns blocking too), and a
+ * child reading a socket Node had set non-blocking would get EAGAIN otherwise.
+ */
+void clear_nonblocking(int fd) noexcept;
+
 }  // namespace spawnhost

@@ -261,9 +261,13 @@ launched_process launch_process(const spawn_request& r, const launch_context& co
         case protocol::stdio_kind::ignore:
           if (dev_null() < 0) return launch_failure("open", errno);
           break;
-        case protocol::stdio_kind::inherit: {
-          int copy = fcntl(context.inherited[fd], F_DUPFD_CLOEXEC, 3);
+        case protocol::stdio_kind::inherit:
+        case protocol::stdio_kind::given: {
+          // given: a descriptor of Node's it sent for this launch (session.cpp).
+          const int source = r.options.stdio[fd] == protocol::stdio_kind::given ? r.options.given_fds[fd] : context.inherited[fd];
+          int copy = fcntl(source, F_DUPFD_CLOEXEC, 3);
           if (copy < 0) return launch_failure("dup", errno);
+          clear_nonblocking(copy);
           child_ends[fd].reset(copy);
           break;
         }

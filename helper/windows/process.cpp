@@ -151,6 +151,8 @@ launched_process launch_process(const spawn_request& r, const launch_context& co
       case protocol::stdio_kind::pipe: ec = make_pipe(child_reads, out.stdio[fd], theirs[fd]); break;
       case protocol::stdio_kind::ignore: ec = open_null(child_reads, theirs[fd]); break;
       case protocol::stdio_kind::inherit: ec = duplicate_inherited(context.inherited[fd], theirs[fd]); break;
+      // No IPC channel to Node here, so no descriptor of Node's: the session refuses it.
+      case protocol::stdio_kind::given: ec = std::make_error_code(std::errc::bad_file_descriptor); break;
     }
     if (ec) return fail("pipe", ec);
   }

@@ -4,7 +4,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import * as childProcess from "node:child_process";
-import { PassThrough } from "node:stream";
 import { promisify } from "node:util";
 import { fileURLToPath } from "node:url";
 import * as dropIn from "spawnhost/child_process";
@@ -121,16 +120,21 @@ test("util.promisify(exec) and (execFile) resolve { stdout, stderr } and expose 
 
 test("what the helper cannot honour runs on node:child_process, counted with its reason", async () => {
   const before = dropIn.stats();
-  const sink = new PassThrough();
   const child = dropIn.spawn("echo", ["x"], { stdio: ["ignore", "pipe", "pipe", "pipe"] });
   await once(child, "close");
-  const streamed = dropIn.spawn("true", [], { stdio: ["pipe", "pipe", process.stderr] });
-  await once(streamed, "close");
-  sink.destroy();
+  const crossed = dropIn.spawn("true", [], { stdio: ["pipe", "pipe", 1] });
+  await once(crossed, "close");
   const after = dropIn.stats();
   assert.equal(after.fallback - before.fallback, 2);
   assert.equal(after.fallbackReasons['more than three stdio entries besides "ipc"'] - (before.fallbackReasons['more than three stdio entries besides "ipc"'] ?? 0), 1);
-  assert.ok(Object.keys(after.fallbackReasons).some((reason) => reason.startsWith("stdio[2] is")));
+  assert.equal(after.fallbackReasons["stdio[2] is the descriptor 1"] - (before.fallbackReasons["stdio[2] is the descriptor 1"] ?? 0), 1);
+});
+
+test("process.stdin, process.stdout and process.stderr as stdio are the helper's: fds 0-2 inherited, as child_process reads their `fd`", async () => {
+  const before = dropIn.stats();
+  const child = dropIn.spawn("true", [], { stdio: [process.stdin, process.stdout, process.stderr] });
+  assert.deepEqual(await once(child, "close"), [0, null]);
+  assert.equal(dropIn.stats().fallback, before.fallback);
 });
 
 test("an invalid call throws Node's error and counts nothing", () => {

@@ -6,9 +6,11 @@ import { constants as osConstants } from "node:os";
 import { fileURLToPath } from "node:url";
 import { inheritedProcessEnvPairs, readProcessEnv, trackedProcessEnv } from "./process-env.js";
 import { invalidOption, ipcOnePipe, ipcRequired, nulByteInOption } from "./errors.js";
+import { isGivenStream } from "./stdio-streams.js";
 
 const SIGNAL_NAME_BY_NUMBER = new Map(Object.entries(osConstants.signals).map(([name, n]) => [n, name]));
 const DEFAULT_MAX_BUFFER = 1024 * 1024;
+
 const STDIO_NAMES = new Set(["pipe", "ignore", "inherit"]);
 // The helper hands the channel to the child as fd 3, where fork() puts it.
 const IPC_FD = 3;
@@ -100,13 +102,15 @@ export function normalizeExecRequest(file, args, options, { viaExec = false, pla
  * Normalizes a spawn call. `request.stdio` is always fds 0-2; `request.ipc` says
  * whether fd 3 is an IPC channel, with `request.serialization`.
  */
-export function normalizeSpawnRequest(file, args, options, { platform = process.platform, ipcAvailable = platform !== "win32", defaultEnv = "read", sync = false } = NO_HOW) {
+export function normalizeSpawnRequest(file, args, options, { platform = process.platform, ipcAvailable = platform !== "win32", givenAvailable = false, defaultEnv = "read", sync = false } = NO_HOW) {
   checkObject("options", options);
   options = ownOptions(options);
   const request = normalizeCommon("spawn", file, args, options, platform, defaultEnv, sync);
-  const { stdio, ipc } = normalizeStdio(options.stdio);
+  const { stdio, ipc } = normalizeStdio(options.stdio, givenAvailable && !sync);
   if (ipc && !ipcAvailable) throw ipcOnWindows();
   request.stdio = stdio;
+  // Streams of Node's given to the child (launch/given-stdio.js), by fd.
+  if (stdio.includes("given")) request.given = [0, 1, 2].map((fd) => (stdio[fd] === "given" ? options.stdio[fd] : null));
   request.ipc = ipc;
   // Only undefined means the default: child_process refuses null here (validateOneOf).
   const serialization = options.serialization;
@@ -122,7 +126,7 @@ export function normalizeSpawnRequest(file, args, options, { platform = process.
  * its arguments execArgv + modulePath + args, and stdio gains an "ipc" entry.
  * @param {string|URL} modulePath
  */
-export function normalizeForkRequest(modulePath, args, options, { platform = process.platform, ipcAvailable = platform !== "win32", defaultEnv = "read" } = NO_HOW) {
+export function normalizeForkRequest(modulePath, args, options, { platform = process.platform, ipcAvailable = platform !== "win32", givenAvailable = false, defaultEnv = "read" } = NO_HOW) {
   if (!ipcAvailable) throw ipcOnWindows();
   if (modulePath instanceof URL) modulePath = fileURLToPath(modulePath);
   else if (Buffer.isBuffer(modulePath)) modulePath = modulePath.toString();
@@ -145,7 +149,7 @@ export function normalizeForkRequest(modulePath, args, options, { platform = pro
   if (typeof stdio === "string") stdio = [...normalizeStdio(stdio).stdio, "ipc"];
   else if (!Array.isArray(stdio)) stdio = options.silent ? ["pipe", "pipe", "pipe", "ipc"] : ["inherit", "inherit", "inherit", "ipc"];
   else if (!stdio.includes("ipc")) throw ipcRequired();
-  return normalizeSpawnRequest(execPath, [...execArgv, modulePath, ...args], { __proto__: null, ...options, shell: false, stdio }, { __proto__: null, platform, ipcAvailable, defaultEnv });
+  return normalizeSpawnRequest(execPath, [...execArgv, modulePath, ...args], { __proto__: null, ...options, shell: false, stdio }, { __proto__: null, platform, ipcAvailable, givenAvailable, defaultEnv });
 }
 
 // Node's channel on Windows is a named pipe with a protocol of its own; the Windows
@@ -282,7 +286,7 @@ function normalizeCwd(cwd) {
   return checkString("cwd", cwd);
 }
 
-function normalizeStdio(stdio) {
+function normalizeStdio(stdio, givenAvailable = false) {
   if (stdio == null) return { stdio: ["pipe", "pipe", "pipe"], ipc: false };
   if (typeof stdio === "string") {
     if (!STDIO_NAMES.has(stdio)) throw invalidOption("stdio", stdio, "\"pipe\", \"ignore\", \"inherit\" or an array of those", "ERR_INVALID_ARG_VALUE");
@@ -299,17 +303,21 @@ function normalizeStdio(stdio) {
   if (stdio.length > (ipcAt === IPC_FD ? 4 : 3)) {
     throw invalidOption("stdio", stdio, "at most three entries, and \"ipc\" as a fourth (other descriptors are not supported)", "ERR_INVALID_ARG_VALUE");
   }
-  return { stdio: normalizeStdioEntries(stdio), ipc: ipcAt === IPC_FD };
+  return { stdio: normalizeStdioEntries(stdio, givenAvailable), ipc: ipcAt === IPC_FD };
 }
 
-function normalizeStdioEntries(stdio) {
+function normalizeStdioEntries(stdio, givenAvailable) {
   return [0, 1, 2].map((fd) => {
     const entry = stdio[fd];
     if (entry == null) return "pipe";
     if (STDIO_NAMES.has(entry)) return entry;
-    // An integer n gives the child the parent's fd n; only n === fd maps onto "inherit".
-    if (entry === fd) return "inherit";
-    throw invalidOption(`stdio[${fd}]`, entry, `"pipe", "ignore", "inherit" or ${fd} (streams and other descriptors are not supported)`, "ERR_INVALID_ARG_VALUE");
+    // An integer n gives the child the parent's fd n, and so does an object whose `fd`
+    // is n (process.stdout, an fs stream), as child_process reads it; only n === fd maps
+    // onto "inherit".
+    if (entry === fd || entry?.fd === fd) return "inherit";
+    if (givenAvailable && typeof entry?.fd !== "number" && isGivenStream(entry)) return "given";
+    const streams = givenAvailable ? "other descriptors are not supported" : "streams need a local helper that takes descriptors (Linux, macOS, from the main thread), other descriptors are not supported";
+    throw invalidOption(`stdio[${fd}]`, entry, `"pipe", "ignore", "inherit", ${fd} or a stream with a handle (${streams})`, "ERR_INVALID_ARG_VALUE");
   });
 }
 

@@ -13,6 +13,7 @@
 // still reads the caller's object itself (execFile's argv0 and execFileSync's stdio).
 import { constants as osConstants } from "node:os";
 import { ownOptions } from "../core/options.js";
+import { isGivenStream } from "../core/stdio-streams.js";
 import { nodeChildProcess } from "./shared-host.js";
 
 const STDIO_NAMES = new Set(["pipe", "ignore", "inherit"]);
@@ -134,12 +135,14 @@ export function forkArguments(modulePath, args, options) {
 
 /**
  * Why the helper cannot take this `stdio` (and node:child_process must run the call),
- * or null when it can: fds 0-2 as pipe, ignore, inherit or the same fd number, and
- * "ipc" only as the fourth entry.
+ * or null when it can: fds 0-2 as pipe, ignore, inherit, the same fd number or (where
+ * the helper takes descriptors) a stream with a Pipe or TCP handle, and "ipc" only as
+ * the fourth entry.
  * @param {unknown} stdio
- * @param {{ ipcAllowed: boolean }} how ipcAllowed: false for the sync functions
+ * @param {{ ipcAllowed: boolean, streamsAllowed?: boolean }} how ipcAllowed: false for the
+ *   sync functions; streamsAllowed: the helper takes descriptors of Node's
  */
-export function stdioMisfit(stdio, { ipcAllowed }) {
+export function stdioMisfit(stdio, { ipcAllowed, streamsAllowed = false }) {
   if (stdio == null || (typeof stdio === "string" && STDIO_NAMES.has(stdio))) return null;
   if (!Array.isArray(stdio)) return typeof stdio === "string" ? `stdio "${stdio}"` : NOT_RECOGNISED;
   const ipcAt = stdio.indexOf("ipc");
@@ -147,9 +150,11 @@ export function stdioMisfit(stdio, { ipcAllowed }) {
   if (stdio.length > (ipcAt === 3 ? 4 : 3)) return "more than three stdio entries besides \"ipc\"";
   for (let fd = 0; fd < Math.min(stdio.length, 3); fd++) {
     const entry = stdio[fd];
-    if (entry == null || STDIO_NAMES.has(entry) || entry === fd) continue;
+    if (entry == null || STDIO_NAMES.has(entry) || entry === fd || entry?.fd === fd) continue;
     if (typeof entry === "number") return `stdio[${fd}] is the descriptor ${entry}`;
-    if (typeof entry === "object") return `stdio[${fd}] is a ${entry.constructor?.name ?? "object"}`;
+    if (typeof entry?.fd === "number") return `stdio[${fd}] is a ${entry.constructor?.name ?? "object"} with the descriptor ${entry.fd}`;
+    if (streamsAllowed && isGivenStream(entry)) continue;
+    if (typeof entry === "object") return `stdio[${fd}] is a ${entry?.constructor?.name ?? "object"}${isGivenStream(entry) ? " (this helper takes no descriptors)" : ""}`;
     return `stdio[${fd}] is "${entry}"`;
   }
   return null;

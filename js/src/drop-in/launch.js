@@ -10,6 +10,12 @@ import { DropInChildProcess } from "./child.js";
 import { asNodeError } from "./node-errors.js";
 import { countFallback, countHelperLaunch, nodeChildProcess, sharedHost } from "./shared-host.js";
 import { ownsForkChannels } from "../launch/node-channel.js";
+import { takesDescriptors } from "../launch/given-stdio.js";
+
+// Streams as stdio entries go to a helper that takes descriptors (launch/given-stdio.js);
+// elsewhere node:child_process runs those calls.
+const STDIO_HOW = { ipcAllowed: true, streamsAllowed: takesDescriptors() };
+const NORMALIZE_HOW = { __proto__: null, givenAvailable: STDIO_HOW.streamsAllowed };
 
 // The execFile options Node passes on to its spawn; it ignores the others (stdio,
 // argv0, detached, ...), and so must we.
@@ -21,11 +27,11 @@ const EXEC_FILE_OPTIONS = ["cwd", "env", "gid", "shell", "signal", "uid", "windo
  */
 export function spawn(file, args, options) {
   const call = spawnArguments(file, args, options);
-  const reason = call.fallbackReason ?? stdioMisfit(call.options.stdio, { ipcAllowed: true }) ?? helperMissing();
+  const reason = call.fallbackReason ?? stdioMisfit(call.options.stdio, STDIO_HOW) ?? helperMissing();
   if (reason) return viaNode("spawn", reason, arguments);
   let request;
   try {
-    request = normalizeSpawnRequest(call.file, call.args, { ...call.options, signal: undefined });
+    request = normalizeSpawnRequest(call.file, call.args, { ...call.options, signal: undefined }, NORMALIZE_HOW);
   } catch (error) {
     return viaNode("spawn", notNormalised(error), arguments);
   }
@@ -40,11 +46,11 @@ export function spawn(file, args, options) {
  */
 export function fork(modulePath, args = [], options) {
   const call = forkArguments(modulePath, args, options);
-  const reason = call.fallbackReason ?? clusterWorker(call.options) ?? stdioMisfit(call.options.stdio, { ipcAllowed: true }) ?? helperMissing();
+  const reason = call.fallbackReason ?? clusterWorker(call.options) ?? stdioMisfit(call.options.stdio, STDIO_HOW) ?? helperMissing();
   if (reason) return viaNode("fork", reason, arguments);
   let request;
   try {
-    request = normalizeForkRequest(call.modulePath, call.args, { ...call.options, signal: undefined });
+    request = normalizeForkRequest(call.modulePath, call.args, { ...call.options, signal: undefined }, NORMALIZE_HOW);
   } catch (error) {
     return viaNode("fork", notNormalised(error), arguments);
   }

@@ -20,9 +20,11 @@ export class HandleInbox {
   /** @type {Set<string>} given up: what still comes for them is closed */
   #discarded = new Set();
   #closed = false;
+  #helper;
 
   /** @param {import("node:child_process").ChildProcess} helper started with an "ipc" entry */
   constructor(helper) {
+    this.#helper = helper;
     this.Pipe = helper.stdout._handle.constructor;
     helper.on("internalMessage", (message, handle) => {
       if (message?.cmd === STDIO_HANDLE_CMD) this.#arrive(message, handle);
@@ -41,6 +43,17 @@ export class HandleInbox {
     const claim = { fds, ready };
     this.#claims.set(key, claim);
     this.#tryComplete(key);
+  }
+
+  /**
+   * Sends a descriptor of Node's to the helper (launch/given-stdio.js): `handle` (a Pipe
+   * or TCP) stays open here, as a stream given to a child stays its parent's too.
+   * Resolves once Node has written it to the channel.
+   */
+  give(message, handle) {
+    return new Promise((resolve, reject) => {
+      this.#helper.send(message, handle, { keepOpen: true }, (error) => (error ? reject(error) : resolve()));
+    });
   }
 
   /** The launch is over before it took its handles: close them, now and when they come. */

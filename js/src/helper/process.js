@@ -101,6 +101,15 @@ function handsOver(platform, leftParent) {
 }
 
 /**
+ * Whether a local helper started here takes descriptors of Node's (stdio entries that
+ * are streams, launch/given-stdio.js) and hands its children's stdio over: where its IPC
+ * channel to Node exists.
+ */
+export function takesDescriptors(platform = process.platform) {
+  return handsOver(platform, !isMainThread);
+}
+
+/**
  * Whether a local helper started here gives forked children channels of Node's own
  * (launch/node-channel.js), which carry handles: Linux, from the main thread, not
  * forced to relay, on the Node lines whose ChildProcess#spawn that stand-in was checked

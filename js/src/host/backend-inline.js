@@ -28,7 +28,7 @@ export class InlineBackend {
       argv0: request.spawnargs[0],
       cwd: request.cwd,
       env: request.env,
-      stdio: request.ipc ? [...request.stdio, "ipc"] : request.stdio,
+      stdio: [...request.stdio.map((kind, fd) => (kind === "given" ? request.given[fd] : kind)), ...(request.ipc ? ["ipc"] : [])],
       serialization: request.serialization,
       detached: request.detached,
       uid: request.uid,

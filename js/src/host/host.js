@@ -7,6 +7,7 @@ import { InlineBackend } from "./backend-inline.js";
 import { HelperBackend } from "./backend-helper.js";
 import { FallbackBackend } from "./backend-fallback.js";
 import { fallbackHelper, shouldFallBackToInline } from "../helper/locate.js";
+import { takesDescriptors } from "../helper/process.js";
 import { warnUnhandledChildError } from "../launch/host-child.js";
 import { HostShutdownError, invalidOption } from "../core/errors.js";
 import { DEFAULT_ANSWER_MS } from "../helper/channel.js";
@@ -94,6 +95,9 @@ export class ProcessHost {
       __proto__: null,
       platform: helperPlatform,
       ipcAvailable: this.#mode === "inline" || helperPlatform !== "win32",
+      // A stream as a stdio entry: child_process takes it, and a local helper that
+      // receives Node's descriptors.
+      givenAvailable: this.#mode === "inline" || (!this.#transport && takesDescriptors(helperPlatform)),
       defaultEnv: this.#transport ? "remote" : trackEnv ? "tracked" : "read",
     };
     const hooks = { onLaunch, onUnhandledChildError };

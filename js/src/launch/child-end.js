@@ -2,6 +2,7 @@
 // exit's fields, then `exit`, then (a tick later, as its flushStdio) the outputs
 // nobody reads drained, so that `close` can follow them.
 import { EXIT_FLAG } from "../protocol/generated.js";
+import { USED_AS_STDIO } from "../core/stdio-streams.js";
 
 /**
  * Sets the child's exit fields, ends its stdin and emits `exit`; then `afterExit`
@@ -28,7 +29,7 @@ export function deliverExit(child, status, signal, flags, afterExit) {
 export function drainAfterExit(child, then) {
   child._afterDelivered(() => process.nextTick(() => {
     for (const stream of [child.stdout, child.stderr]) {
-      if (stream && stream.readable && !stream._readableState.readableListening) stream.resume();
+      if (stream && stream.readable && !stream._readableState.readableListening && !stream[USED_AS_STDIO]) stream.resume();
     }
     then();
   }));

@@ -7,9 +7,18 @@
 // socket's placeholder (an unopened Pipe) supplies both, so nothing internal is
 // imported.
 import net from "node:net";
+import { USED_AS_STDIO } from "../core/stdio-streams.js";
 
 // PipeConstants.SOCKET: a Pipe for a stream, not a server or an IPC channel.
 const PIPE_SOCKET = 0;
+
+/** Sockets made here that have no handle yet. */
+const pending = new WeakSet();
+
+/** Whether `socket` is a child's stdio still waiting for the helper's hand-over. */
+export function awaitingHandle(socket) {
+  return pending.has(socket);
+}
 
 /**
  * @param {Function} Pipe Node's Pipe handle class
@@ -20,6 +29,7 @@ export function pendingSocket(Pipe, readable) {
   // manualStart: no read on the placeholder, which has no descriptor yet.
   const socket = new net.Socket({ handle: new Pipe(PIPE_SOCKET), readable, manualStart: true });
   socket.connecting = true;
+  pending.add(socket);
   return socket;
 }
 
@@ -30,6 +40,7 @@ export function pendingSocket(Pipe, readable) {
  * destroyed stream (the child gets EPIPE, or EOF for its stdin).
  */
 export function adopt(socket, handle, readable, scope) {
+  pending.delete(socket);
   const placeholder = socket._handle;
   if (socket.destroyed || !placeholder) {
     handle.close();
@@ -46,8 +57,9 @@ export function adopt(socket, handle, readable, scope) {
   socket.connecting = false;
   socket.emit("connect");
   // child_process's sockets read from the start (up to the high-water mark), as
-  // net.Socket's constructor does for a readable socket with a handle.
-  if (readable) socket.read(0);
+  // net.Socket's constructor does for a readable socket with a handle; one given to
+  // another child as its stdio meanwhile is read by that child alone.
+  if (readable && !socket[USED_AS_STDIO]) socket.read(0);
 }
 
 /**
@@ -55,6 +67,7 @@ export function adopt(socket, handle, readable, scope) {
  * reading side ends, as a failed spawn's outputs do, and it closes after that.
  */
 export function endPending(socket, readable) {
+  pending.delete(socket);
   if (!socket.connecting) return;
   socket.connecting = false;
   socket._handle?.close();

@@ -8,6 +8,7 @@
 import { LaunchRelay } from "./relay.js";
 import { NodeChannel } from "./node-channel.js";
 import { adopt, endPending, pendingSocket } from "./handed-socket.js";
+import { stopGivenStreams } from "./given-stdio.js";
 
 /**
  * The child streams of one launch, chosen by the helper it goes to: handed over where
@@ -29,6 +30,8 @@ export class LaunchHandover extends LaunchRelay {
 // launching call's async context: the handles were made in the helper channel's).
 
   _createStdio(request, child, onStreamClosed, channel, scope) {
+    // Streams given as stdio stop reading at once, as child_process's spawn stops them.
+    stopGivenStreams(request);
     this._inbox = channel.handles;
     this._scope = scope;
     this._claim = null;

@@ -5,6 +5,7 @@ import { AsyncResource } from "node:async_hooks";
 import { HostChild, watchAbortSignal } from "./host-child.js";
 import { childStreams } from "./handover.js";
 import { deliverClose, deliverExit, drainAfterExit } from "./child-end.js";
+import { giveStdio } from "./given-stdio.js";
 import { EXIT_FLAG } from "../protocol/generated.js";
 import { spawnRequestOptions } from "../protocol/spawn-request.js";
 import { encodeSpawnFrame } from "../protocol/spawn-frame.js";
@@ -82,24 +83,28 @@ export class HelperLaunch {
     this.#closesNeeded += this.#relay.streams;
     this.#helperOwes += this.#relay.owed;
     this.#ref();
-    if (request.signal?.aborted) {
-      // Aborted before the call: it never starts. Decided here, synchronously, so the
-      // outcome does not depend on whether the helper is already up.
-      this.#pendingKill = request.killSignal;
-      this.#abortedBeforeCall = true;
-    } else {
-      watchAbortSignal(this.child, request.signal, request.killSignal);
-    }
+    // Aborted before the call: it never starts. Decided here, synchronously, so the
+    // outcome does not depend on whether the helper is already up.
+    this.#abortedBeforeCall = request.signal?.aborted === true;
+    if (this.#abortedBeforeCall) this.#pendingKill = request.killSignal;
+    else watchAbortSignal(this.child, request.signal, request.killSignal);
     if (request.timeout > 0) {
-      this.#launchDeadline = setTimeout(() => this.#launchOverdue(), Math.min(request.timeout + LAUNCH_DEADLINE_GRACE_MS, MAX_TIMER_MS));
-      this.#launchDeadline.unref();
+      this.#launchDeadline = setTimeout(() => this.#launchOverdue(), Math.min(request.timeout + LAUNCH_DEADLINE_GRACE_MS, MAX_TIMER_MS)).unref();
     }
-    channel.ready.then(() => this.#sendSpawn(), (error) => this.#onGone(error));
+    channel.ready.then(() => (request.given ? this.#give() : this.#sendSpawn()), (error) => this.#onGone(error));
   }
 
-  #sendSpawn() {
+  // Streams given as stdio reach the helper before the spawn naming them (given-stdio.js,
+  // on this loop: #waitForPid cannot block for it); the spawn then goes even if a kill
+  // came meanwhile (the kill follows), so that the helper holds none of them in vain.
+  #give() {
+    if (this.#pendingKill !== null) return this.#sendSpawn();
+    giveStdio(this.#channel.handles, this.#request).then((tokens) => this.#sendSpawn(tokens), (error) => this.#state === "starting" && this.#onSpawnError(error.code, "stdio"));
+  }
+
+  #sendSpawn(given) {
     if (this.#state !== "starting") return;
-    if (this.#pendingKill !== null) {
+    if (this.#pendingKill !== null && !given) {
       this.#cancelled(this.#pendingKill);
       return;
     }
@@ -112,9 +117,12 @@ export class HelperLaunch {
       });
       this.#state = "launching";
       try {
-        const frame = encodeSpawnFrame(this.#id, this.#request.spawnfile, this.#request.spawnargs.slice(1), this.#relay.spawnOptions(spawnRequestOptions(this.#request)));
+        const options = this.#relay.spawnOptions(spawnRequestOptions(this.#request));
+        if (given) options.given = given;
+        const frame = encodeSpawnFrame(this.#id, this.#request.spawnfile, this.#request.spawnargs.slice(1), options);
         this.#relay.beforeSpawn();
         this.#channel.sendFrame(frame);
+        if (given && this.#pendingKill !== null) this.#kill(this.#pendingKill);
       } catch (error) {
         // Arguments and environment too big for one frame: exec would refuse them too
         // (beyond ARG_MAX), so report what child_process reports.
@@ -138,7 +146,7 @@ export class HelperLaunch {
       if (this.#state === "starting") {
         // Still waiting for the main channel's hello. The sync channel checks the
         // same helper's hello on its own, so the spawn may go now.
-        if (this.#pendingKill !== null || !this.#channel.syncChannel()) return;
+        if (this.#pendingKill !== null || this.#request.given || !this.#channel.syncChannel()) return;
         this.#sendSpawn();
       }
       if (this.#state !== "launching") return;
@@ -230,9 +238,7 @@ export class HelperLaunch {
   // to kill it, should it start after all), and the caller hears of the timeout now.
   // This thread may itself have been busy past the deadline, with the helper's answer
   // unread in the socket: the decision waits for one poll phase, which reads it.
-  #launchOverdue() {
-    setImmediate(() => this.#giveUpIfNotStarted());
-  }
+  #launchOverdue() { setImmediate(() => this.#giveUpIfNotStarted()); }
 
   #giveUpIfNotStarted() {
     if (this.#state === "launching") {
@@ -347,23 +353,22 @@ export class HelperLaunch {
     deliverClose(this.child);
   }
 
+  // The helper owes nothing more: a stream's end holds the loop itself, as the sockets
+  // of a child_process child do after its exit (one given to another child never ends).
   #helperPaid() {
-    if (--this.#helperOwes === 0) this.#releaseId();
+    if (--this.#helperOwes > 0) return;
+    this.#releaseId();
+    this.#unref();
   }
 
-  #releaseId() {
-    if (this.#id !== 0) this.#channel.release(this.#id);
-  }
+  #releaseId() { if (this.#id !== 0) this.#channel.release(this.#id); }
 
   // The child is closed for its user: stop holding Node alive for it.
   #finish() {
     clearTimeout(this.#launchDeadline);
     this.#state = "closed";
     this.#relay.close();
-    if (this.#refHeld) {
-      this.#refHeld = false;
-      this.#channel.unref();
-    }
+    this.#unref();
   }
 
   #kill(signal) {
@@ -377,24 +382,19 @@ export class HelperLaunch {
     if (this.#state !== "launching" && this.#state !== "running") return false;
     if (signal === 0) return true;
     if (this.#state === "launching") this.#pendingKill = signal;
-    try {
-      this.#channel.send("kill", [this.#id, signal]);
-      return true;
-    } catch {
-      return false;
-    }
+    try { this.#channel.send("kill", [this.#id, signal]); } catch { return false; }
+    return true;
   }
 
   #ref() {
-    if (this.#refHeld || this.#state === "closed") return;
+    if (this.#refHeld || this.#state === "closed" || this.#helperOwes === 0) return;
     this.#refHeld = true;
     this.#channel.ref();
   }
 
   #unref() {
-    if (!this.#refHeld) return;
+    if (this.#refHeld) this.#channel.unref();
     this.#refHeld = false;
-    this.#channel.unref();
   }
 }
 

@@ -1,0 +1,18 @@
+// Which `stdio` entries are streams of Node's, to be given to the child as child_process
+// gives them (its getValidStdio, "wrap"): a Pipe or TCP handle, or an object that has
+// one as `handle` or `_handle` (a net.Socket, another child's stdout). Integers and
+// objects with a numeric `fd` are descriptors, decided before this, as Node does.
+
+/** Node's stream handles, known by their class names (Pipe, TCP), which Node does not export. */
+export function isStreamHandle(value) {
+  const name = value?.constructor?.name;
+  return (name === "Pipe" || name === "TCP") && typeof value.readStop === "function";
+}
+
+/** Whether `entry` is a stream whose handle can be given to a child. */
+export function isGivenStream(entry) {
+  return entry !== null && typeof entry === "object" && (isStreamHandle(entry) || isStreamHandle(entry.handle) || isStreamHandle(entry._handle));
+}
+
+/** Marks a stream given to a child: child_process stops reading it, and does not drain it at its own child's exit. */
+export const USED_AS_STDIO = Symbol("spawnhost.usedAsStdio");
