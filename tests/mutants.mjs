@@ -581,6 +581,21 @@ export const mutants = [
     tests: ["exec-output.test.js"],
     pattern: "inside a UTF-8 character",
   },
+  // Issue 24, item 2: streams of Node's as stdio.
+  {
+    name: "a given descriptor left non-blocking",
+    breaks: "a child reading a stream of Node's that is empty for now gets EAGAIN (libuv makes fds 0-2 blocking)",
+    edits: [{ file: "helper/posix/process.cpp", find: "          clear_nonblocking(copy);\n", replace: "" }],
+    tests: ["given-stdio.test.js"],
+    pattern: "waits for the data",
+  },
+  {
+    name: "a stream as stdio falls back",
+    breaks: "another child's stdout as stdin runs on node:child_process again",
+    edits: [{ file: "js/src/drop-in/arguments.js", find: "    if (streamsAllowed && isGivenStream(entry)) continue;\n", replace: "" }],
+    tests: ["given-stdio.test.js"],
+    pattern: "cat \\| grep \\| wc",
+  },
   // The folder map (issue 23).
   {
     name: "an import that points up the folder map",

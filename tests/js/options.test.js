@@ -2,6 +2,7 @@
 // what was expected, before anything is started, in every mode.
 import { describe, test, after } from "node:test";
 import assert from "node:assert/strict";
+import { PassThrough } from "node:stream";
 import { ProcessHost } from "spawnhost";
 import { modes, hostFor } from "./support/modes.js";
 
@@ -65,8 +66,9 @@ for (const mode of modes()) {
       assert.equal(stdout, "/\n");
     });
 
-    test("a stdio entry that is a stream or another descriptor is refused, never ignored", async () => {
-      await assert.rejects(host.spawn("true", [], { stdio: ["pipe", process.stdout, "pipe"] }), /"stdio\[1\]"/);
+    test("a stdio entry that is another descriptor, or an object that is no stream with a handle, is refused, never ignored", async () => {
+      await assert.rejects(host.spawn("true", [], { stdio: ["pipe", "pipe", process.stdout] }), /"stdio\[2\]"/);
+      await assert.rejects(host.spawn("true", [], { stdio: ["pipe", new PassThrough(), "pipe"] }), /"stdio\[1\]"/);
       await assert.rejects(host.spawn("true", [], { stdio: ["pipe", "pipe", 5] }), /"stdio\[2\]"/);
       await assert.rejects(host.spawn("true", [], { stdio: ["pipe", "pipe", "pipe", "ipc", "pipe"] }), /"stdio".*"ipc" as a fourth/);
     });
