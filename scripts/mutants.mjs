@@ -1,10 +1,11 @@
-// Applies each mutant of tests/mutants.mjs, one at a time, to a scratch copy of this
-// checkout, runs only the tests named for it, and expects them to fail. Prints a table
+// Applies each mutant of tests/mutants.mjs, one at a time per scratch copy of this
+// checkout (two copies at once, SPAWNHOST_MUTANT_WORKERS), runs only the tests named
+// for it, and expects them to fail. Prints a table
 // mutant → caught/SURVIVED → the test that caught it; exits non-zero when a mutant
 // survived, could not be applied (its `find` text is gone or ambiguous), or did not build.
 //   node scripts/mutants.mjs [--baseline] [--keep] [name-substring ...]
 // --baseline also runs each mutant's tests unmutated first (they must pass), --keep
-// leaves the scratch copy in place. See scripts/mutants.
+// leaves the scratch copies in place. See scripts/mutants.
 import { execFileSync, spawn } from "node:child_process";
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
@@ -119,32 +120,47 @@ const pristine = join(root, "spawnhost-helper.pristine");
 copyFileSync(join(root, "build/spawnhost-helper"), pristine);
 execFileSync("chmod", ["+x", pristine]);
 
-const rows = [];
-for (const m of selected) {
-  const cpp = m.edits.some((e) => e.file.startsWith("helper/"));
-  const helperPath = cpp ? join(root, "build/spawnhost-helper") : pristine;
+// Mutants run on WORKERS scratch copies at once (the test runs mostly wait on children);
+// the C++ ones all on the first copy, the only one with a build directory.
+const WORKERS = Math.max(1, Number(process.env.SPAWNHOST_MUTANT_WORKERS) || Math.min(2, cpus().length));
+const roots = [root, ...Array.from({ length: WORKERS - 1 }, () => scratchCopy())];
+const isCpp = (m) => m.edits.some((e) => e.file.startsWith("helper/"));
+const queue = { cpp: selected.filter(isCpp), js: selected.filter((m) => !isCpp(m)) };
+const rows = new Map();
+await Promise.all(roots.map(async (workRoot, worker) => {
+  for (;;) {
+    const m = (worker === 0 && queue.cpp.shift()) || queue.js.shift();
+    if (!m) return;
+    const row = await runMutant(workRoot, m);
+    rows.set(m, row);
+    log(`${m.name}: ${row.result}${row.by !== "-" ? ` (${row.by})` : ""}`);
+  }
+}));
+
+async function runMutant(workRoot, m) {
+  const cpp = isCpp(m);
+  const helperPath = cpp ? join(workRoot, "build/spawnhost-helper") : pristine;
   const t0 = Date.now();
   if (baseline) {
-    const before = await runTests(root, m, pristine);
+    const before = await runTests(workRoot, m, pristine);
     if (before.code !== 0) {
-      rows.push({ name: m.name, result: "BASELINE FAILS", by: before.failed[0] ?? `exit ${before.code}`, seconds: 0 });
       log(`${m.name}: its tests fail without the mutant:\n${before.output.slice(-2000)}`);
-      continue;
+      return { name: m.name, result: "BASELINE FAILS", by: before.failed[0] ?? `exit ${before.code}`, seconds: 0 };
     }
   }
   const originals = new Map();
   for (const { file, find, replace } of m.edits) {
-    const path = join(root, file);
+    const path = join(workRoot, file);
     if (!originals.has(path)) originals.set(path, readFileSync(path, "utf8"));
     writeFileSync(path, readFileSync(path, "utf8").replace(find, () => replace));
   }
   let row;
   try {
-    const broken = cpp ? buildHelper(root) : null;
+    const broken = cpp ? buildHelper(workRoot) : null;
     if (broken) {
       row = { result: "DID NOT BUILD", by: broken.split("\n")[0] };
     } else {
-      const { code, failed } = await runTests(root, m, helperPath);
+      const { code, failed } = await runTests(workRoot, m, helperPath);
       if (code === 0) row = { result: "SURVIVED", by: "-" };
       else if (failed.length) row = { result: "caught", by: `${m.tests.length > 1 ? "" : `${m.tests[0]}: `}${failed[0]}` };
       else row = { result: "NO TEST FAILED", by: `the run ended with ${code}` };
@@ -152,17 +168,17 @@ for (const m of selected) {
   } finally {
     for (const [path, text] of originals) writeFileSync(path, text);
   }
-  rows.push({ name: m.name, ...row, seconds: Math.round((Date.now() - t0) / 1000) });
-  log(`${m.name}: ${row.result}${row.by !== "-" ? ` (${row.by})` : ""}`);
+  return { name: m.name, ...row, seconds: Math.round((Date.now() - t0) / 1000) };
 }
 if (needsBuild) buildHelper(root); // leave the copy's helper unmutated for --keep
 
-const width = Math.max(...rows.map((r) => r.name.length));
-const resultWidth = Math.max(...rows.map((r) => r.result.length));
+const ordered = selected.map((m) => rows.get(m));
+const width = Math.max(...ordered.map((r) => r.name.length));
+const resultWidth = Math.max(...ordered.map((r) => r.result.length));
 console.log(`\n${"mutant".padEnd(width)}  ${"result".padEnd(resultWidth)}  time  caught by`);
-for (const r of rows) console.log(`${r.name.padEnd(width)}  ${r.result.padEnd(resultWidth)}  ${String(r.seconds).padStart(3)}s  ${r.by}`);
-const bad = rows.filter((r) => r.result !== "caught");
-console.log(`\n${rows.length - bad.length} of ${rows.length} mutants caught in ${elapsed()}${bad.length ? `; not caught: ${bad.map((r) => r.name).join(", ")}` : ""}`);
-if (keep) console.log(`scratch copy kept at ${root}`);
-else rmSync(root, { recursive: true, force: true });
+for (const r of ordered) console.log(`${r.name.padEnd(width)}  ${r.result.padEnd(resultWidth)}  ${String(r.seconds).padStart(3)}s  ${r.by}`);
+const bad = ordered.filter((r) => r.result !== "caught");
+console.log(`\n${ordered.length - bad.length} of ${ordered.length} mutants caught in ${elapsed()}${bad.length ? `; not caught: ${bad.map((r) => r.name).join(", ")}` : ""}`);
+if (keep) console.log(`scratch copies kept at ${roots.join(", ")}`);
+else for (const r of roots) rmSync(r, { recursive: true, force: true });
 process.exit(bad.length ? 1 : 0);

@@ -585,7 +585,7 @@ export const mutants = [
   {
     name: "a given descriptor left non-blocking",
     breaks: "a child reading a stream of Node's that is empty for now gets EAGAIN (libuv makes fds 0-2 blocking)",
-    edits: [{ file: "helper/posix/process.cpp", find: "          clear_nonblocking(copy);\n", replace: "" }],
+    edits: [{ file: "helper/posix/launch_common.cpp", find: "  if (flags >= 0 && (flags & O_NONBLOCK)) fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);", replace: "  (void)flags;" }],
     tests: ["given-stdio.test.js"],
     pattern: "waits for the data",
   },

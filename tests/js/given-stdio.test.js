@@ -30,11 +30,13 @@ after(() => Promise.all(faces.map((face) => face.host?.shutdown())));
 
 describe("a stream of Node's as a child's stdio", () => {
   for (const face of faces) {
-    test(`${face.name}: cat | grep | wc -c through the children's own stdout counts every byte, and no call falls back`, async () => {
+    test(`${face.name}: cat | grep | wc -c through the children's own stdout counts every byte, and no call falls back`, async (t) => {
       const file = join(dir, "lines.txt");
       writeFileSync(file, `${"x".repeat(1023)}\n`.repeat(1024));
       const before = dropIn.stats();
       const cat = await face.spawn("cat", [file], {});
+      // A launch that fails leaves none behind holding this file open.
+      t.after(() => cat.kill());
       const grep = await face.spawn("grep", ["x"], { stdio: [cat.stdout, "pipe", "pipe"] });
       const wc = await face.spawn("wc", ["-c"], { stdio: [grep.stdout, "pipe", "pipe"] });
       const counted = readAll(wc.stdout);
