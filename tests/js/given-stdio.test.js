@@ -114,11 +114,14 @@ describe("a stream of Node's as a child's stdio", () => {
     await once(warm, "close");
     const helper = host.stats().helperPid;
     const before = descriptors(helper);
-    const source = childProcess.spawn("sh", ["-c", "echo a; echo b"]);
+    // A source that outlives the launches: node:child_process drains its stdout at its
+    // exit (docs/drop-in.md, a stream of a node:child_process child).
+    const source = childProcess.spawn("sleep", ["30"]);
     const readers = await Promise.all([0, 1].map(() => host.spawn("sleep", ["0.5"], { stdio: [source.stdout, "ignore", "ignore"] })));
     await sleep(200); // the readers run: their launches are done
     assert.equal(descriptors(helper), before, "the helper still holds a descriptor it was given");
     await Promise.all(readers.map((reader) => once(reader, "close")));
+    source.kill();
     await host.shutdown();
   });
 });
