@@ -13,6 +13,8 @@
 #include <string>
 
 #include "frame_stream.hpp"
+#include "helper_under_test.hpp"
+#include "node_side.hpp"
 #include "process.hpp"
 #include "test_util.hpp"
 
@@ -36,19 +38,7 @@ void send(int fd, const T&... fields) {
 void give(int channel, std::uint64_t token, int fd) {
   const std::string line = R"({"cmd":"NODE_HANDLE","type":"net.Native","msg":{"cmd":"NODE_SPAWNHOST_GIVE","token":)" +
                            std::to_string(token) + "}}\n";
-  iovec iov{const_cast<char*>(line.data()), line.size()};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof control;
-  cmsghdr* c = CMSG_FIRSTHDR(&msg);
-  c->cmsg_level = SOL_SOCKET;
-  c->cmsg_type = SCM_RIGHTS;
-  c->cmsg_len = CMSG_LEN(sizeof(int));
-  std::memcpy(CMSG_DATA(c), &fd, sizeof fd);
-  ASSERT_EQ(sendmsg(channel, &msg, 0), static_cast<ssize_t>(line.size()));
+  ASSERT_EQ(test::send_line_with_fd(channel, line, fd), static_cast<ssize_t>(line.size()));
 }
 
 bool readable_within(int fd, int ms) {
@@ -60,14 +50,7 @@ bool readable_within(int fd, int ms) {
 class helper_with_ipc {
  public:
   helper_with_ipc() {
-    spawn_request r;
-    r.id = 1;
-    r.file = SPAWNHOST_HELPER_PATH;
-    r.args = {"--grace-ms", "300", "--ipc-fd", "3"};
-    r.options.stdio = {protocol::stdio_kind::pipe, protocol::stdio_kind::pipe, protocol::stdio_kind::ignore};
-    r.options.ipc = true;
-    process_ = launch_process(r, launch_context{});
-    EXPECT_FALSE(process_.error) << process_.error.message();
+    process_ = test::start_helper_with_fd3({"--grace-ms", "300", "--ipc-fd", "3"});
     output = test::frame_stream(process_.stdio[1].get());
     EXPECT_EQ(output.next()[0], 1);
   }

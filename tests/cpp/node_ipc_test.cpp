@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "node_side.hpp"
+
 namespace spawnhost {
 namespace {
 
@@ -113,19 +115,7 @@ TEST_F(NodeIpc, AHandleFromNodeIsAcknowledgedAndGarbageIsAnErrorNotACrash) {
   int pipe_fds[2];
   ASSERT_EQ(::pipe2(pipe_fds, O_CLOEXEC), 0);
   const std::string handle_line = "{\"cmd\":\"NODE_HANDLE\",\"type\":\"net.Native\",\"msg\":{\"b\":2}}\n";
-  iovec iov{const_cast<char*>(handle_line.data()), handle_line.size()};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof control;
-  cmsghdr* c = CMSG_FIRSTHDR(&msg);
-  c->cmsg_level = SOL_SOCKET;
-  c->cmsg_type = SCM_RIGHTS;
-  c->cmsg_len = CMSG_LEN(sizeof(int));
-  std::memcpy(CMSG_DATA(c), &pipe_fds[0], sizeof(int));
-  ASSERT_GT(::sendmsg(ends[1], &msg, 0), 0);
+  ASSERT_GT(test::send_line_with_fd(ends[1], handle_line, pipe_fds[0]), 0);
   ::close(pipe_fds[0]);
   ::close(pipe_fds[1]);
   run();

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "frame_stream.hpp"
+#include "helper_under_test.hpp"
 #include "process.hpp"
 #include "test_util.hpp"
 
@@ -39,14 +40,7 @@ void send(int fd, const T&... fields) {
 class two_channel_helper {
  public:
   two_channel_helper() {
-    spawn_request r;
-    r.id = 1;
-    r.file = SPAWNHOST_HELPER_PATH;
-    r.args = {"--grace-ms", "300", "--sync-fd", "3"};
-    r.options.stdio = {protocol::stdio_kind::pipe, protocol::stdio_kind::pipe, protocol::stdio_kind::ignore};
-    r.options.ipc = true;
-    process_ = launch_process(r, launch_context{});
-    EXPECT_FALSE(process_.error) << process_.error.message();
+    process_ = test::start_helper_with_fd3({"--grace-ms", "300", "--sync-fd", "3"});
     main = frame_stream(process_.stdio[1].get());
     EXPECT_EQ(main.next()[0], 1);
     reply = frame_stream(process_.channel.get());

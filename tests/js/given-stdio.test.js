@@ -6,13 +6,14 @@
 import { describe, test, after } from "node:test";
 import assert from "node:assert/strict";
 import * as childProcess from "node:child_process";
-import { mkdtempSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import * as dropIn from "spawnhost/child_process";
 import { modes, hostFor, once, readAll } from "./support/modes.js";
+import { openSockets } from "./support/procfs.js";
 
 const takesDescriptors = process.platform !== "win32" && process.env.SPAWNHOST_STREAMS !== "relay";
 const dir = mkdtempSync(join(tmpdir(), "spawnhost-given-"));
@@ -107,9 +108,7 @@ describe("a stream of Node's as a child's stdio", () => {
 
   test("the helper keeps no copy of a descriptor Node gave it once the child has it", { skip: !(modes().includes("helper") && takesDescriptors) && "no helper that takes descriptors here" }, async () => {
     const host = hostFor("helper");
-    const descriptors = (pid) => readdirSync(`/proc/${pid}/fd`).filter((fd) => {
-      try { return readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith("socket:"); } catch { return false; }
-    }).length;
+    const descriptors = openSockets;
     const warm = await host.spawn("true", [], { stdio: "ignore" });
     await once(warm, "close");
     const helper = host.stats().helperPid;

@@ -5,14 +5,14 @@
 import { describe, test, after } from "node:test";
 import assert from "node:assert/strict";
 import * as childProcess from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readlinkSync } from "node:fs";
+import { existsSync, mkdtempSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import * as dropIn from "spawnhost/child_process";
 import { modes, hostFor, once, readAll } from "./support/modes.js";
-import { alive, parentOf } from "./support/procfs.js";
+import { alive, openSockets, parentOf } from "./support/procfs.js";
 
 const handsOver = modes().includes("helper") && process.platform !== "win32" && process.env.SPAWNHOST_STREAMS !== "relay";
 const skip = !handsOver && "the helper relays the streams here (SPAWNHOST_STREAMS=relay, or no helper mode)";
@@ -71,9 +71,7 @@ describe("stdio handed over to Node", { skip }, () => {
 
   test("the helper closes its copy of each descriptor once Node has it", async () => {
     const host = hostFor("helper");
-    const sockets = (pid) => readdirSync(`/proc/${pid}/fd`).filter((fd) => {
-      try { return readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith("socket:"); } catch { return false; }
-    }).length;
+    const sockets = openSockets;
     const first = await host.spawn("true", [], { stdio: "ignore" });
     await once(first, "close");
     const helper = host.stats().helperPid;

@@ -1,5 +1,5 @@
 // What the tests read about processes from Linux /proc: alive or not, parent, zombies.
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 
 // The fields of /proc/<pid>/stat after the command name (which may hold spaces):
 // [state, ppid, ...]. Throws when the process is gone.
@@ -57,4 +57,15 @@ export function zombieChildrenOf(pid) {
       return false;
     }
   });
+}
+
+/** How many sockets `pid` holds open. */
+export function openSockets(pid) {
+  return readdirSync(`/proc/${pid}/fd`).filter((fd) => {
+    try {
+      return readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith("socket:");
+    } catch {
+      return false; // closed meanwhile
+    }
+  }).length;
 }

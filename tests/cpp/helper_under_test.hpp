@@ -1,0 +1,27 @@
+// The helper binary started for a test as Node starts it: the protocol on its stdin and
+// stdout, stderr ignored, and a socketpair as its fd 3 (for --sync-fd 3 or --ipc-fd 3),
+// whose other end is the returned process's `channel`.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "process.hpp"
+
+namespace spawnhost::test {
+
+inline launched_process start_helper_with_fd3(std::vector<std::string> args) {
+  spawn_request r;
+  r.id = 1;
+  r.file = SPAWNHOST_HELPER_PATH;
+  r.args = std::move(args);
+  r.options.stdio = {protocol::stdio_kind::pipe, protocol::stdio_kind::pipe, protocol::stdio_kind::ignore};
+  r.options.ipc = true;
+  launched_process process = launch_process(r, launch_context{});
+  EXPECT_FALSE(process.error) << process.error.message();
+  return process;
+}
+
+}  // namespace spawnhost::test
