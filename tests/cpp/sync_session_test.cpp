@@ -27,12 +27,7 @@ using test::frame_stream;
 
 template <class... T>
 void send(int fd, const T&... fields) {
-  msgpack::sbuffer buf;
-  msgpack::packer<msgpack::sbuffer> pk(buf);
-  pk.pack_array(sizeof...(fields));
-  (pk.pack(fields), ...);
-  const std::string frame = test::frame(std::string(buf.data(), buf.size()));
-  ASSERT_EQ(write(fd, frame.data(), frame.size()), static_cast<ssize_t>(frame.size()));
+  test::send_message(fd, fields...);
 }
 
 // A helper started with --sync-fd 3 (its IPC socketpair stands in for the one Node
