@@ -60,8 +60,13 @@ export class NodeChannel {
     target._closesGot = 0;
     const emit = EventEmitter.prototype.emit;
     target.emit = (event, ...args) => {
-      if (OWN_EVENTS.has(event)) emit.call(target, event, ...args);
       if (event === "spawn") return false; // the stand-in's own
+      // Node's own listeners on the stand-in hear everything it says, at once, as on a
+      // ChildProcess: setupChannel's, a sent socket's server (internal/socket_list.js
+      // waits for 'disconnect'), a disconnect waiting for the message being read. An
+      // 'error' nobody there listens for is only the HostChild's.
+      if (OWN_EVENTS.has(event) || EventEmitter.prototype.listenerCount.call(target, event) > 0) emit.call(target, event, ...args);
+      if (event === "newListener") return true;
       // Before the child is known to run, what the channel says waits here, in order:
       // a quick child may write and close its end before the helper's answer came.
       if (!this.#open) return this.#held.push([event, args]), true;
@@ -70,6 +75,8 @@ export class NodeChannel {
     // Node keeps messages for a 'message' listener to come, on its channel object, and
     // loses them when the channel ends first: it always finds one here (the HostChild
     // keeps them for its own listeners).
+    // A sent socket's server also drops the child from its workers on the child's 'exit'.
+    child.once("exit", (...args) => emit.call(target, "exit", ...args));
     target.listenerCount = (event) => (event === "message" ? 1 : EventEmitter.prototype.listenerCount.call(target, event));
   }
 
