@@ -66,6 +66,37 @@ const cases = {
   "a fork's exit takes it off the workers of the server that sent it a connection": workersAfterExit,
 };
 
+// A socket sent to a fork that is not running yet: child_process writes it to its
+// pipe at once, and the socket leaves its server then (detached, no longer counted
+// among the server's own connections, counted through the fork). The drop-in's fork
+// is sent once its channel is connected, a few microtasks after fork() (its helper
+// up already), before the helper has answered that the child runs.
+test("a connection sent to a fork that has not started yet leaves its server at send(), as with child_process", { timeout: 30_000 }, async () => {
+  const starts = [["child_process.fork", childProcess.fork]];
+  if (ownsForkChannels()) {
+    // Its helper up first, so the spawn request goes out at the next microtasks.
+    await new Promise((resolve) => dropIn.execFile(process.execPath, ["-e", ""], resolve));
+    starts.push(["spawnhost/child_process fork", dropIn.fork]);
+  }
+  const results = [];
+  for (const [label, fork] of starts) {
+    const server = net.createServer();
+    await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const client = net.connect(server.address().port, "127.0.0.1").on("error", () => {});
+    const [accepted] = await once(server, "connection");
+    const child = fork(CHILD);
+    for (let turn = 0; turn < 10; turn++) await null; // no I/O: the child is not known to run
+    child.send("take it", accepted);
+    results.push([label, { detached: accepted._handle === null, ownConnections: server._connections, workers: server._workers.length }]);
+    await once(child, "message");
+    child.disconnect();
+    await once(child, "exit");
+    client.destroy();
+    server.close();
+  }
+  for (const [label, state] of results.slice(1)) assert.deepStrictEqual(state, results[0][1], `${label} differs from child_process.fork`);
+});
+
 for (const [name, act] of Object.entries(cases)) {
   test(name, { timeout: 30_000 }, async () => {
     const [[, nodeFork], ...others] = forks;

@@ -36,8 +36,12 @@ export class NodeChannel {
   #held = [];
   #onEnd;
   #ended = false;
-  // Sends made before the channel exists (the drop-in's, before the helper is up).
+  // Sends made before Node's end is connected (the drop-in's, before the spawn request).
   #early = [];
+  #connected = false;
+  // Callbacks of sends written before the child was known to run: they wait for `spawn`.
+  #callbacks = [];
+  #abandoned = false;
   #earlyBytes = 0;
   #queuedBehindHandle = -1;
 
@@ -72,11 +76,11 @@ export class NodeChannel {
       if (!this.#open) return this.#held.push([event, args]), true;
       return this.#deliver(event, args);
     };
+    // A sent socket's server also drops the child from its workers on the child's 'exit'.
+    child.once("exit", (...args) => emit.call(target, "exit", ...args));
     // Node keeps messages for a 'message' listener to come, on its channel object, and
     // loses them when the channel ends first: it always finds one here (the HostChild
     // keeps them for its own listeners).
-    // A sent socket's server also drops the child from its workers on the child's 'exit'.
-    child.once("exit", (...args) => emit.call(target, "exit", ...args));
     target.listenerCount = (event) => (event === "message" ? 1 : EventEmitter.prototype.listenerCount.call(target, event));
   }
 
@@ -99,6 +103,27 @@ export class NodeChannel {
     target._handle = { pid: 0, spawn: () => connect(options.stdio[3].handle, listener) };
     ChildProcess.prototype.spawn.call(target, options);
     target._handle = null;
+    this.#connected = true;
+    // The sends made so far go out now, in order (all but an early disconnect, which
+    // waits for the child): from here on the pipe takes them, as child_process's does.
+    while (this.#early.length > 0 && this.#early[0][0] !== DISCONNECT) {
+      const [message, handle, options, callback] = this.#early.shift();
+      target.send(message, handle, options, this.#afterSpawn(callback));
+    }
+  }
+
+  // A send's callback, called once the child is known to run (after `spawn`), as Node's
+  // come after its own `spawn`; ERR_IPC_CHANNEL_CLOSED when it never ran.
+  #afterSpawn(callback) {
+    if (typeof callback !== "function") return undefined;
+    let called = false;
+    return (error) => {
+      if (called) return;
+      called = true;
+      if (this.#abandoned) process.nextTick(callback, ipcChannelClosed());
+      else if (this.#open) callback(error);
+      else this.#callbacks.push([callback, error]);
+    };
   }
 
   // The channel's end counts once towards `close`: the child's EOF, or our own
@@ -129,7 +154,13 @@ export class NodeChannel {
     this.#open = true;
     // After `spawn`, which the launch delivers right after this.
     const held = this.#held.splice(0);
-    if (held.length > 0) process.nextTick(() => { for (const [event, args] of held) this.#deliver(event, args); });
+    const callbacks = this.#callbacks.splice(0);
+    if (held.length + callbacks.length > 0) {
+      process.nextTick(() => {
+        if (callbacks.length > 0) this.#child._afterDelivered(() => { for (const [callback, error] of callbacks) callback(error); });
+        for (const [event, args] of held) this.#deliver(event, args);
+      });
+    }
     // What was sent before goes out now, in order; its callbacks come after `spawn`,
     // which follows at once, as Node's come after its own `spawn`.
     const target = this.target;
@@ -153,6 +184,11 @@ export class NodeChannel {
    */
   sendEarly(message, callback, handle, options) {
     if (this.#early === null) return this.target.send(message, handle, options, callback);
+    // Node's end is connected: the send goes to it now, as child_process's goes to its
+    // pipe, so a handle leaves its server at once (a net.Server counts a sent connection
+    // among its workers' from then on, for close() and getConnections()), and send()'s
+    // answer is Node's. Only its callback waits for the child.
+    if (this.#connected && this.#early.length === 0) return this.target.send(message, handle, options, this.#afterSpawn(callback));
     this.#earlyBytes += SERIALIZATIONS[this.#serialization].encode(message).length;
     this.#early.push([message, handle, options, callback]);
     // Node's answers: behind a handle not acknowledged yet, what follows is queued and
@@ -177,10 +213,12 @@ export class NodeChannel {
   abandon() {
     const pipe = this.target.channel && channelHandle(this.target);
     this.target.emit = () => false;
+    this.#abandoned = true;
     pipe?.close();
     for (const [, , , callback] of this.#early?.splice(0) ?? []) {
       if (typeof callback === "function") process.nextTick(callback, ipcChannelClosed());
     }
+    for (const [callback] of this.#callbacks.splice(0)) process.nextTick(callback, ipcChannelClosed());
   }
 
   /** The helper is gone: the channel is Node's and the child's, and goes on until the child closes it. */
