@@ -39,9 +39,9 @@ export class NodeChannel {
   // Sends made before Node's end is connected (the drop-in's, before the spawn request).
   #early = [];
   #connected = false;
-  // Callbacks of sends written before the child was known to run: they wait for `spawn`.
-  #callbacks = [];
-  #abandoned = false;
+  // Callbacks of sends given to Node's end before the child was known to run, not
+  // called yet: { callback, completed, error }. Completed ones wait for `spawn`.
+  #waiting = new Set();
   #earlyBytes = 0;
   #queuedBehindHandle = -1;
 
@@ -116,13 +116,13 @@ export class NodeChannel {
   // come after its own `spawn`; ERR_IPC_CHANNEL_CLOSED when it never ran.
   #afterSpawn(callback) {
     if (typeof callback !== "function") return undefined;
-    let called = false;
+    const entry = { callback, completed: false, error: null };
+    this.#waiting.add(entry);
     return (error) => {
-      if (called) return;
-      called = true;
-      if (this.#abandoned) process.nextTick(callback, ipcChannelClosed());
-      else if (this.#open) callback(error);
-      else this.#callbacks.push([callback, error]);
+      if (!this.#waiting.has(entry)) return; // answered already: the launch failed
+      if (!this.#open) return Object.assign(entry, { completed: true, error });
+      this.#waiting.delete(entry);
+      callback(error);
     };
   }
 
@@ -154,10 +154,11 @@ export class NodeChannel {
     this.#open = true;
     // After `spawn`, which the launch delivers right after this.
     const held = this.#held.splice(0);
-    const callbacks = this.#callbacks.splice(0);
+    const callbacks = [...this.#waiting].filter((entry) => entry.completed);
+    for (const entry of callbacks) this.#waiting.delete(entry);
     if (held.length + callbacks.length > 0) {
       process.nextTick(() => {
-        if (callbacks.length > 0) this.#child._afterDelivered(() => { for (const [callback, error] of callbacks) callback(error); });
+        if (callbacks.length > 0) this.#child._afterDelivered(() => { for (const { callback, error } of callbacks) callback(error); });
         for (const [event, args] of held) this.#deliver(event, args);
       });
     }
@@ -213,12 +214,13 @@ export class NodeChannel {
   abandon() {
     const pipe = this.target.channel && channelHandle(this.target);
     this.target.emit = () => false;
-    this.#abandoned = true;
     pipe?.close();
     for (const [, , , callback] of this.#early?.splice(0) ?? []) {
       if (typeof callback === "function") process.nextTick(callback, ipcChannelClosed());
     }
-    for (const [callback] of this.#callbacks.splice(0)) process.nextTick(callback, ipcChannelClosed());
+    // Now, not when Node's write gives up on the closed pipe (on Node 24, after `close`).
+    for (const { callback } of this.#waiting) process.nextTick(callback, ipcChannelClosed());
+    this.#waiting.clear();
   }
 
   /** The helper is gone: the channel is Node's and the child's, and goes on until the child closes it. */
