@@ -281,6 +281,20 @@ export const mutants = [
     pattern: "node:cluster",
   },
   {
+    name: "the fork channel's stand-in keeps 'disconnect' from Node's listeners",
+    breaks: "a server whose connection went to a fork waits forever in close() once the fork's channel ended (socket_list listens on the stand-in)",
+    edits: [{ file: "js/src/launch/node-channel.js", find: "      if (OWN_EVENTS.has(event) || EventEmitter.prototype.listenerCount.call(target, event) > 0) emit.call(target, event, ...args);", replace: "      if (OWN_EVENTS.has(event)) emit.call(target, event, ...args);" }],
+    tests: ["ipc-handles-server.test.js"],
+    pattern: "completes when the fork's channel ends",
+  },
+  {
+    name: "a fork's sends wait for the child though Node's end is connected",
+    breaks: "a socket sent before the helper's answer stays with its server until the child runs (server.close() in between never completes)",
+    edits: [{ file: "js/src/launch/node-channel.js", find: "    if (this.#connected && this.#early.length === 0) return this.target.send(message, handle, options, this.#afterSpawn(callback));\n", replace: "" }],
+    tests: ["ipc-handles-server.test.js"],
+    pattern: "leaves its server at send\\(\\)",
+  },
+  {
     name: "fork channels relayed on Linux",
     breaks: "a fork's IPC channel goes through the helper again (four hops), and handles cannot cross it",
     edits: [{ file: "js/src/helper/process.js", find: "  return platform === \"linux\" && NODE_MAJOR <= 26 && handsOver(platform, !isMainThread);", replace: "  return false;" }],
