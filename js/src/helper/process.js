@@ -113,11 +113,10 @@ export function takesDescriptors(platform = process.platform) {
  * Whether a local helper started here gives forked children channels of Node's own
  * (launch/node-channel.js), which carry handles: Linux, from the main thread, not
  * forced to relay, on the Node lines whose ChildProcess#spawn that stand-in was checked
- * against (20 and 22; on 24 and 26 forks still hang there, not yet understood).
- * Elsewhere the channel relays, and handles are refused.
+ * against (20 to 26). Elsewhere the channel relays, and handles are refused.
  */
 export function ownsForkChannels(platform = process.platform) {
-  return platform === "linux" && NODE_MAJOR <= 22 && handsOver(platform, !isMainThread);
+  return platform === "linux" && NODE_MAJOR <= 26 && handsOver(platform, !isMainThread);
 }
 
 const NODE_MAJOR = Number(process.versions.node.split(".")[0]);

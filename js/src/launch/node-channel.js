@@ -36,8 +36,12 @@ export class NodeChannel {
   #held = [];
   #onEnd;
   #ended = false;
-  // Sends made before the channel exists (the drop-in's, before the helper is up).
+  // Sends made before Node's end is connected (the drop-in's, before the spawn request).
   #early = [];
+  #connected = false;
+  // Callbacks of sends given to Node's end before the child was known to run, not
+  // called yet: { callback, completed, error }. Completed ones wait for `spawn`.
+  #waiting = new Set();
   #earlyBytes = 0;
   #queuedBehindHandle = -1;
 
@@ -60,13 +64,20 @@ export class NodeChannel {
     target._closesGot = 0;
     const emit = EventEmitter.prototype.emit;
     target.emit = (event, ...args) => {
-      if (OWN_EVENTS.has(event)) emit.call(target, event, ...args);
       if (event === "spawn") return false; // the stand-in's own
+      // Node's own listeners on the stand-in hear everything it says, at once, as on a
+      // ChildProcess: setupChannel's, a sent socket's server (internal/socket_list.js
+      // waits for 'disconnect'), a disconnect waiting for the message being read. An
+      // 'error' nobody there listens for is only the HostChild's.
+      if (OWN_EVENTS.has(event) || EventEmitter.prototype.listenerCount.call(target, event) > 0) emit.call(target, event, ...args);
+      if (event === "newListener") return true;
       // Before the child is known to run, what the channel says waits here, in order:
       // a quick child may write and close its end before the helper's answer came.
       if (!this.#open) return this.#held.push([event, args]), true;
       return this.#deliver(event, args);
     };
+    // A sent socket's server also drops the child from its workers on the child's 'exit'.
+    child.once("exit", (...args) => emit.call(target, "exit", ...args));
     // Node keeps messages for a 'message' listener to come, on its channel object, and
     // loses them when the channel ends first: it always finds one here (the HostChild
     // keeps them for its own listeners).
@@ -92,6 +103,27 @@ export class NodeChannel {
     target._handle = { pid: 0, spawn: () => connect(options.stdio[3].handle, listener) };
     ChildProcess.prototype.spawn.call(target, options);
     target._handle = null;
+    this.#connected = true;
+    // The sends made so far go out now, in order (all but an early disconnect, which
+    // waits for the child): from here on the pipe takes them, as child_process's does.
+    while (this.#early.length > 0 && this.#early[0][0] !== DISCONNECT) {
+      const [message, handle, options, callback] = this.#early.shift();
+      target.send(message, handle, options, this.#afterSpawn(callback));
+    }
+  }
+
+  // A send's callback, called once the child is known to run (after `spawn`), as Node's
+  // come after its own `spawn`; ERR_IPC_CHANNEL_CLOSED when it never ran.
+  #afterSpawn(callback) {
+    if (typeof callback !== "function") return undefined;
+    const entry = { callback, completed: false, error: null };
+    this.#waiting.add(entry);
+    return (error) => {
+      if (!this.#waiting.has(entry)) return; // answered already: the launch failed
+      if (!this.#open) return Object.assign(entry, { completed: true, error });
+      this.#waiting.delete(entry);
+      callback(error);
+    };
   }
 
   // The channel's end counts once towards `close`: the child's EOF, or our own
@@ -122,7 +154,14 @@ export class NodeChannel {
     this.#open = true;
     // After `spawn`, which the launch delivers right after this.
     const held = this.#held.splice(0);
-    if (held.length > 0) process.nextTick(() => { for (const [event, args] of held) this.#deliver(event, args); });
+    const callbacks = [...this.#waiting].filter((entry) => entry.completed);
+    for (const entry of callbacks) this.#waiting.delete(entry);
+    if (held.length + callbacks.length > 0) {
+      process.nextTick(() => {
+        if (callbacks.length > 0) this.#child._afterDelivered(() => { for (const { callback, error } of callbacks) callback(error); });
+        for (const [event, args] of held) this.#deliver(event, args);
+      });
+    }
     // What was sent before goes out now, in order; its callbacks come after `spawn`,
     // which follows at once, as Node's come after its own `spawn`.
     const target = this.target;
@@ -146,6 +185,11 @@ export class NodeChannel {
    */
   sendEarly(message, callback, handle, options) {
     if (this.#early === null) return this.target.send(message, handle, options, callback);
+    // Node's end is connected: the send goes to it now, as child_process's goes to its
+    // pipe, so a handle leaves its server at once (a net.Server counts a sent connection
+    // among its workers' from then on, for close() and getConnections()), and send()'s
+    // answer is Node's. Only its callback waits for the child.
+    if (this.#connected && this.#early.length === 0) return this.target.send(message, handle, options, this.#afterSpawn(callback));
     this.#earlyBytes += SERIALIZATIONS[this.#serialization].encode(message).length;
     this.#early.push([message, handle, options, callback]);
     // Node's answers: behind a handle not acknowledged yet, what follows is queued and
@@ -174,6 +218,9 @@ export class NodeChannel {
     for (const [, , , callback] of this.#early?.splice(0) ?? []) {
       if (typeof callback === "function") process.nextTick(callback, ipcChannelClosed());
     }
+    // Now, not when Node's write gives up on the closed pipe (on Node 24, after `close`).
+    for (const { callback } of this.#waiting) process.nextTick(callback, ipcChannelClosed());
+    this.#waiting.clear();
   }
 
   /** The helper is gone: the channel is Node's and the child's, and goes on until the child closes it. */
