@@ -9,9 +9,18 @@ export function isStreamHandle(value) {
   return (name === "Pipe" || name === "TCP") && typeof value.readStop === "function";
 }
 
+/** The handle child_process would give the child for `entry`, in its order: the entry itself, its `handle`, its `_handle`; null when none is a Pipe or TCP. */
+export function streamHandle(entry) {
+  if (entry === null || typeof entry !== "object") return null;
+  for (const candidate of [entry, entry.handle, entry._handle]) {
+    if (isStreamHandle(candidate)) return candidate;
+  }
+  return null;
+}
+
 /** Whether `entry` is a stream whose handle can be given to a child. */
 export function isGivenStream(entry) {
-  return entry !== null && typeof entry === "object" && (isStreamHandle(entry) || isStreamHandle(entry.handle) || isStreamHandle(entry._handle));
+  return streamHandle(entry) !== null;
 }
 
 /** Marks a stream given to a child: child_process stops reading it, and does not drain it at its own child's exit. */

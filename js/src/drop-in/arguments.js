@@ -154,7 +154,7 @@ export function stdioMisfit(stdio, { ipcAllowed, streamsAllowed = false }) {
     if (typeof entry === "number") return `stdio[${fd}] is the descriptor ${entry}`;
     if (typeof entry?.fd === "number") return `stdio[${fd}] is a ${entry.constructor?.name ?? "object"} with the descriptor ${entry.fd}`;
     if (streamsAllowed && isGivenStream(entry)) continue;
-    if (typeof entry === "object") return `stdio[${fd}] is a ${entry?.constructor?.name ?? "object"}${isGivenStream(entry) ? " (this helper takes no descriptors)" : ""}`;
+    if (typeof entry === "object") return `stdio[${fd}] is a ${entry.constructor?.name ?? "object"}${isGivenStream(entry) ? " (this helper takes no descriptors)" : ""}`;
     return `stdio[${fd}] is "${entry}"`;
   }
   return null;

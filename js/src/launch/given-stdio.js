@@ -4,7 +4,7 @@
 // `helper.send({ cmd: GIVE_CMD, token }, handle)` (a descriptor of Node's can cross
 // processes only there), and the spawn names it by token (spawn option `given`). The
 // stream stops reading as child_process stops it, so that the child alone reads it.
-import { USED_AS_STDIO, isStreamHandle as isHandle } from "../core/stdio-streams.js";
+import { USED_AS_STDIO, isStreamHandle, streamHandle } from "../core/stdio-streams.js";
 import { awaitingHandle } from "./handed-socket.js";
 
 export { takesDescriptors } from "../helper/process.js";
@@ -50,13 +50,11 @@ export async function giveStdio(inbox, request) {
   return tokens;
 }
 
-// The handle as child_process finds it: the entry itself, its `handle`, its `_handle`.
-// A socket of a child launched just now gets its handle from the helper a moment later.
+// The handle as child_process finds it (core/stdio-streams.js). A socket of a child
+// launched just now gets its handle from the helper a moment later.
 async function handleOf(entry) {
-  if (isHandle(entry)) return entry;
-  if (isHandle(entry.handle)) return entry.handle;
   if (awaitingHandle(entry)) await adopted(entry);
-  return entry._handle ?? null;
+  return streamHandle(entry);
 }
 
 function adopted(socket) {
@@ -75,12 +73,12 @@ function adopted(socket) {
 }
 
 function stopReading(entry) {
-  const handle = isHandle(entry) ? entry : isHandle(entry.handle) ? entry.handle : entry._handle;
-  if (handle && typeof handle.readStop === "function") {
+  const handle = streamHandle(entry);
+  if (handle) {
     handle.reading = false;
     handle.readStop();
   }
-  if (isHandle(entry) || typeof entry.pause !== "function") return;
+  if (isStreamHandle(entry) || typeof entry.pause !== "function") return;
   entry.pause();
   entry.readableFlowing = false;
   if (entry._readableState) entry._readableState.reading = false;
