@@ -7,6 +7,11 @@
 namespace spawnhost {
 namespace {
 
+void clear_nonblocking(int fd) noexcept {
+  const int flags = fcntl(fd, F_GETFL);
+  if (flags >= 0 && (flags & O_NONBLOCK)) fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+}
+
 // PATH as the child will see it: from its env when given, else the helper's.
 std::string search_path(const spawn_request& r) {
   if (r.options.env) {
@@ -44,9 +49,11 @@ std::vector<char*> c_strings(const std::vector<std::string>& v) {
   return out;
 }
 
-void clear_nonblocking(int fd) noexcept {
-  const int flags = fcntl(fd, F_GETFL);
-  if (flags >= 0 && (flags & O_NONBLOCK)) fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+int copy_of_stdio_source(const spawn_request& r, const launch_context& context, int fd) noexcept {
+  const int source = r.options.stdio[fd] == protocol::stdio_kind::given ? r.options.given_fds[fd] : context.inherited[fd];
+  const int copy = fcntl(source, F_DUPFD_CLOEXEC, 3);
+  if (copy >= 0) clear_nonblocking(copy);
+  return copy;
 }
 
 launched_process launch_failure(const char* stage, int error) {

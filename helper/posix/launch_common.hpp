@@ -21,11 +21,13 @@ std::vector<char*> c_strings(const std::vector<std::string>& v);
 launched_process launch_failure(const char* stage, int error);
 
 /**
- * A descriptor of Node's that becomes a child's fd 0-2 (stdio "inherit" or given) is
- * made blocking, as libuv's child makes it: the open file description is shared, so
- * this is the same change libuv's makes (Node's own end turns blocking too), and a
- * child reading a socket Node had set non-blocking would get EAGAIN otherwise.
+ * For stdio "inherit" or given: a close-on-exec copy, above 2, of the descriptor the
+ * child's fd `fd` comes from (the helper's inherited one, or the one Node gave for this
+ * launch), made blocking as libuv's child makes its fds 0-2: the open file description
+ * is shared, so this is the same change libuv's makes (Node's own end turns blocking
+ * too), and a child reading a socket Node had set non-blocking would get EAGAIN
+ * otherwise. -1 with errno when the copy fails.
  */
-void clear_nonblocking(int fd) noexcept;
+int copy_of_stdio_source(const spawn_request& r, const launch_context& context, int fd) noexcept;
 
 }  // namespace spawnhost

@@ -64,11 +64,9 @@ int make_stdio(const spawn_request& r, const launch_context& context, launched_p
       case protocol::stdio_kind::inherit:
       case protocol::stdio_kind::given: {
         // A copy above 2, so that dup2 onto 0-2 always moves it (a dup2 onto itself would
-        // leave it close-on-exec). given: a descriptor of Node's it sent for this launch.
-        const int source = r.options.stdio[fd] == protocol::stdio_kind::given ? r.options.given_fds[fd] : context.inherited[fd];
-        const int copy = fcntl(source, F_DUPFD_CLOEXEC, 3);
+        // leave it close-on-exec).
+        const int copy = copy_of_stdio_source(r, context, fd);
         if (copy < 0) return stage = "dup", errno;
-        clear_nonblocking(copy);
         child_ends[fd].reset(copy);
         break;
       }

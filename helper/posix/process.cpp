@@ -263,11 +263,8 @@ launched_process launch_process(const spawn_request& r, const launch_context& co
           break;
         case protocol::stdio_kind::inherit:
         case protocol::stdio_kind::given: {
-          // given: a descriptor of Node's it sent for this launch (session.cpp).
-          const int source = r.options.stdio[fd] == protocol::stdio_kind::given ? r.options.given_fds[fd] : context.inherited[fd];
-          int copy = fcntl(source, F_DUPFD_CLOEXEC, 3);
+          const int copy = copy_of_stdio_source(r, context, fd);
           if (copy < 0) return launch_failure("dup", errno);
-          clear_nonblocking(copy);
           child_ends[fd].reset(copy);
           break;
         }
