@@ -299,7 +299,7 @@ export const mutants = [
   {
     name: "fork channels relayed on Linux",
     breaks: "a fork's IPC channel goes through the helper again (four hops), and handles cannot cross it",
-    edits: [{ file: "js/src/helper/process.js", find: "  return platform === \"linux\" && NODE_MAJOR <= 26 && handsOver(platform, !isMainThread);", replace: "  return false;" }],
+    edits: [{ file: "js/src/helper/process.js", find: "  return platform === \"linux\" && NODE_MAJOR <= 26 && takesDescriptors(platform);", replace: "  return false;" }],
     tests: ["ipc-handles.test.js"],
     pattern: "arrives as a net.Socket; the parent's copy is closed after the ACK",
   },

@@ -116,7 +116,7 @@ export function takesDescriptors(platform = process.platform) {
  * against (20 to 26). Elsewhere the channel relays, and handles are refused.
  */
 export function ownsForkChannels(platform = process.platform) {
-  return platform === "linux" && NODE_MAJOR <= 26 && handsOver(platform, !isMainThread);
+  return platform === "linux" && NODE_MAJOR <= 26 && takesDescriptors(platform);
 }
 
 const NODE_MAJOR = Number(process.versions.node.split(".")[0]);
