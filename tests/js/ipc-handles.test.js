@@ -73,9 +73,11 @@ async function sendSocket(child, options) {
   const [accepted] = await once(server, "connection");
   let received = "";
   client.setEncoding("utf8").on("data", (chunk) => { received += chunk; });
+  // The child ends the socket before it replies, so the end may come first: heard from now.
+  const ended = once(client, "end");
   const sent = await new Promise((resolve) => { child.send({ kind: "socket" }, accepted, options, (error) => resolve(error)); });
   const [reply] = await once(child, "message");
-  await once(client, "end");
+  await ended;
   const parentCopy = accepted.destroyed ? "closed" : "open";
   accepted.destroy();
   client.destroy();
