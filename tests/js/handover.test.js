@@ -77,15 +77,19 @@ describe("stdio handed over to Node", { skip }, () => {
     const helper = host.stats().helperPid;
     const before = sockets(helper);
     const children = await Promise.all(Array.from({ length: 5 }, () => host.spawn("cat", [], {})));
-    // Node's acknowledgements reach the helper after the sockets reach Node.
-    for (let tries = 0; sockets(helper) !== before && tries < 250; tries++) await sleep(20);
-    assert.equal(sockets(helper), before, "the helper still holds parent ends");
-    for (const child of children) {
-      child.stdin.end();
-      child.stdout.resume();
+    try {
+      // Node's acknowledgements reach the helper after the sockets reach Node.
+      for (let tries = 0; sockets(helper) !== before && tries < 250; tries++) await sleep(20);
+      assert.equal(sockets(helper), before, "the helper still holds parent ends");
+    } finally {
+      // Ended either way, so a failure is reported at once rather than as a hang.
+      for (const child of children) {
+        child.stdin.end();
+        child.stdout.resume();
+      }
+      await Promise.all(children.map((child) => once(child, "close")));
+      await host.shutdown();
     }
-    await Promise.all(children.map((child) => once(child, "close")));
-    await host.shutdown();
   });
 
   test("a helper killed mid-stream loses no byte the child already wrote; the child ends and the host reports it", async () => {

@@ -53,8 +53,8 @@ for (const [label, start] of refusing) {
 }
 
 // Sends a listening server; the child answers a connection on it.
-async function sendServer(child) {
-  const server = net.createServer((socket) => socket.end("served by parent"));
+async function sendServer(child, keep) {
+  const server = keep(net.createServer((socket) => socket.end("served by parent")));
   const port = await listening(server);
   const sent = await new Promise((resolve) => { child.send({ kind: "server" }, server, (error) => resolve(error)); });
   const [reply] = await once(child, "message");
@@ -66,11 +66,12 @@ async function sendServer(child) {
 
 // Sends a connected socket; the child writes to it and ends it; the parent's copy is
 // closed once the child has it.
-async function sendSocket(child, options) {
-  const server = net.createServer();
+async function sendSocket(child, keep, options) {
+  const server = keep(net.createServer());
   const port = await listening(server);
-  const client = net.connect(port, "127.0.0.1");
+  const client = keep(net.connect(port, "127.0.0.1"));
   const [accepted] = await once(server, "connection");
+  keep(accepted);
   let received = "";
   client.setEncoding("utf8").on("data", (chunk) => { received += chunk; });
   // The child ends the socket before it replies, so the end may come first: heard from now.
@@ -85,8 +86,8 @@ async function sendSocket(child, options) {
   return { sent, reply, received, parentCopy };
 }
 
-async function sendDgram(child) {
-  const socket = dgram.createSocket("udp4");
+async function sendDgram(child, keep) {
+  const socket = keep(dgram.createSocket("udp4"));
   await new Promise((resolve) => socket.bind(0, "127.0.0.1", resolve));
   const port = socket.address().port;
   const sent = await new Promise((resolve) => { child.send({ kind: "dgram" }, socket, (error) => resolve(error)); });
@@ -96,8 +97,8 @@ async function sendDgram(child) {
 }
 
 // Messages sent after a handle wait until the child acknowledged it: they arrive after it.
-async function queueBehindHandle(child) {
-  const server = net.createServer();
+async function queueBehindHandle(child, keep) {
+  const server = keep(net.createServer());
   await listening(server);
   const replies = [];
   const all = new Promise((resolve) => child.on("message", (reply) => { if (replies.push(reply) === 3) resolve(); }));
@@ -107,11 +108,17 @@ async function queueBehindHandle(child) {
   return { returned: returned.map((value) => typeof value), order: replies.map((reply) => reply.got?.kind ?? reply.got) };
 }
 
+// Runs one case against one fork. What the case opened (kept) is closed here, so a case
+// that fails midway fails at once instead of holding the test file open.
 async function outcome(start, act) {
   const child = await start(["receive"]);
+  const opened = [];
   try {
-    return await act(child);
+    return await act(child, (handle) => (opened.push(handle), handle));
   } finally {
+    for (const handle of opened) {
+      try { handle.destroy ? handle.destroy() : handle.close(); } catch { /* already closed by the case */ }
+    }
     child.send("bye");
     await once(child, "exit");
   }
@@ -119,8 +126,8 @@ async function outcome(start, act) {
 
 const cases = {
   "a net.Server sent to the child arrives as a net.Server that accepts on the same port": sendServer,
-  "a net.Socket sent to the child arrives as a net.Socket; the parent's copy is closed after the ACK": (child) => sendSocket(child),
-  "a net.Socket sent with keepOpen stays open in the parent": (child) => sendSocket(child, { keepOpen: true }),
+  "a net.Socket sent to the child arrives as a net.Socket; the parent's copy is closed after the ACK": (child, keep) => sendSocket(child, keep),
+  "a net.Socket sent with keepOpen stays open in the parent": (child, keep) => sendSocket(child, keep, { keepOpen: true }),
   "a dgram.Socket sent to the child arrives as a dgram.Socket on the same port": sendDgram,
   "messages sent after a handle arrive after it": queueBehindHandle,
 };
