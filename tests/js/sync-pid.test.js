@@ -93,23 +93,6 @@ test("with the main socket too full to flush, the pid stays undefined instead of
   await sink.closed;
 });
 
-test("an early pid read costs about as much as a spawnSync, not a fork of Node", async () => {
-  const backend = newBackend();
-  await backend.launch(normalizeSpawnRequest("true", [], {})).launched;
-  const rounds = 50;
-  const started = performance.now();
-  const launches = [];
-  for (let i = 0; i < rounds; i++) {
-    const l = launch(backend, "true", []);
-    assert.equal(typeof l.child._waitForPid(), "number");
-    launches.push(l);
-  }
-  const perCallMs = (performance.now() - started) / rounds;
-  for (const l of launches) l.release();
-  await Promise.all(launches.map((l) => l.closed));
-  assert.ok(perCallMs < 50, `${perCallMs} ms per early pid`);
-});
-
 test("spawnSync and early pids create processes only on the helper's threads", { skip: !hasStrace() && "strace is not installed" }, () => {
   const dir = mkdtempSync(`${tmpdir()}/spawnhost-strace-`);
   const script = `
