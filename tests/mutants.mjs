@@ -549,6 +549,13 @@ export const mutants = [
     // ipc.js is the relayed channel's; on Linux a fork's channel is Node's own.
     env: { SPAWNHOST_STREAMS: "relay" },
   },
+  {
+    name: "an execve-length string is left to the helper",
+    breaks: "spawn() of an argument of 131072 bytes returns and emits E2BIG later, where Node's throws at the call",
+    edits: [{ file: "js/src/drop-in/launch.js", find: "  if (process.platform !== \"linux\") return false;", replace: "  return false;" }],
+    tests: ["drop-in-e2big.test.js"],
+    pattern: "spawn, an argument",
+  },
   // Issue 22: the child's streams.
   {
     name: "exit delivered in the batch that carried the outputs' ends",

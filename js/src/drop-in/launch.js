@@ -35,6 +35,7 @@ export function spawn(file, args, options) {
   } catch (error) {
     return viaNode("spawn", notNormalised(error), arguments);
   }
+  if (execRefuses(request)) return viaNode("spawn", EXEC_REFUSES, arguments);
   warnShellWithArgs(call.args, call.options);
   return start(request, call.options.signal);
 }
@@ -54,6 +55,7 @@ export function fork(modulePath, args = [], options) {
   } catch (error) {
     return viaNode("fork", notNormalised(error), arguments);
   }
+  if (execRefuses(request)) return viaNode("fork", EXEC_REFUSES, arguments);
   return start(request, call.options.signal);
 }
 
@@ -77,6 +79,7 @@ export function execFile(file, args, options, callback) {
   } catch (error) {
     return viaNode("execFile", notNormalised(error), arguments);
   }
+  if (execRefuses(request)) return viaNode("execFile", EXEC_REFUSES, arguments);
   warnShellWithArgs(call.args, call.options);
   // The deadline runs here, from the call, as Node's execFile runs it: given to the
   // helper, a launch still queued at its deadline would never start, where Node's
@@ -185,6 +188,21 @@ export function viaNode(name, reason, args) {
 function clusterWorker(options) {
   const env = options.env ?? process.env;
   return env?.NODE_UNIQUE_ID !== undefined && !ownsForkChannels() ? "a node:cluster worker (NODE_UNIQUE_ID): it is sent handles" : null;
+}
+
+// Linux's execve refuses a string of argv or envp as long as MAX_ARG_STRLEN (32 pages)
+// with its NUL: E2BIG, which Node's spawn() throws at the call, where the helper could
+// only report it later. Such a call goes to node:child_process, and throws as there.
+const MAX_ARG_STRLEN = 131072;
+const EXEC_REFUSES = "a string of argv or envp too long for execve (spawn() throws E2BIG)";
+
+function execRefuses(request) {
+  if (process.platform !== "linux") return false;
+  for (const strings of [request.spawnargs, request.envPairs]) {
+    // UTF-8 takes at most 3 bytes per UTF-16 unit: most strings need no byte count.
+    for (const string of strings ?? []) if (string.length * 3 >= MAX_ARG_STRLEN && Buffer.byteLength(string) >= MAX_ARG_STRLEN) return true;
+  }
+  return false;
 }
 
 /** Why no call can use the helper: the shared host runs inline (no helper fits). */
