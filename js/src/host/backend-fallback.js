@@ -127,6 +127,8 @@ export class FallbackBackend {
     this.#state = "inline";
     this.#current = this.#makeInline();
     this.#helper.release();
-    reportBrokenHelper(this.#helperPath, error.message);
+    // Node's permission model without --allow-child-process refused the helper's start:
+    // nothing is broken, and inline every call throws ERR_ACCESS_DENIED, as Node's do.
+    if (error?.code !== "ERR_ACCESS_DENIED") reportBrokenHelper(this.#helperPath, error.message);
   }
 }
