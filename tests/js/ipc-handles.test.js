@@ -80,9 +80,6 @@ async function sendSocket(child, keep, options) {
   const [reply] = await once(child, "message");
   await ended;
   const parentCopy = accepted.destroyed ? "closed" : "open";
-  accepted.destroy();
-  client.destroy();
-  server.close();
   return { sent, reply, received, parentCopy };
 }
 
@@ -92,7 +89,6 @@ async function sendDgram(child, keep) {
   const port = socket.address().port;
   const sent = await new Promise((resolve) => { child.send({ kind: "dgram" }, socket, (error) => resolve(error)); });
   const [reply] = await once(child, "message");
-  socket.close();
   return { sent, reply: { ...reply, port: reply.port === port } };
 }
 
@@ -104,12 +100,11 @@ async function queueBehindHandle(child, keep) {
   const all = new Promise((resolve) => child.on("message", (reply) => { if (replies.push(reply) === 3) resolve(); }));
   const returned = [child.send({ kind: "server" }, server), child.send("plain 1"), child.send("plain 2")];
   await all;
-  server.close();
   return { returned: returned.map((value) => typeof value), order: replies.map((reply) => reply.got?.kind ?? reply.got) };
 }
 
-// Runs one case against one fork. What the case opened (kept) is closed here, so a case
-// that fails midway fails at once instead of holding the test file open.
+// Runs one case against one fork. What the case opened (kept) is closed here, whether
+// it passed or failed midway: a failure then ends at once instead of holding the file open.
 async function outcome(start, act) {
   const child = await start(["receive"]);
   const opened = [];
