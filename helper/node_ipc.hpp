@@ -1,13 +1,16 @@
 // Node's own IPC channel to the helper: the "ipc" stdio entry Node started us with
 // (JSON serialization), on descriptor --ipc-fd. Node can receive a descriptor only on
-// such a channel, and it already speaks a handle protocol there, so the helper uses it
-// as it is: each descriptor goes with ONE sendmsg carrying the line
-//   {"cmd":"NODE_HANDLE","type":"net.Native","msg":{"cmd":"NODE_SPAWNHOST_STDIO","id":I,"pid":P,"fd":F}}\n
-// and the descriptor as SCM_RIGHTS. Node answers {"cmd":"NODE_HANDLE_ACK"} (then emits
-// the handle with `msg` on the helper's ChildProcess) or NODE_HANDLE_NACK (it could
-// not take the descriptor), on which the hand-over is sent again, as Node's own sender
-// does, up to max_retransmissions times. The helper keeps its copy of each descriptor
-// until its answer came (a FIFO: Node answers in order), then closes it.
+// such a channel, one per read (the kernel ends a read at a message that carries
+// descriptors). A launch's stdio descriptors go one per sendmsg, as SCM_RIGHTS: each
+// but the last with a single space, the last with the line that names them all,
+//   {"cmd":"NODE_SPAWNHOST_STDIO","id":I,"pid":P,"fds":[0,1,2]}\n
+// in the order they were sent (the spaces are whitespace before the line's JSON, so
+// Node's channel parses one message a launch). That is not Node's handle protocol (NODE_HANDLE,
+// which costs Node a conversion and an ACK write per descriptor): spawnhost's JS takes
+// the descriptor from the channel's read itself (helper/handles.js), and Node's channel
+// code sees only an internal message. No answer comes: our copy closes as soon as the
+// sendmsg carrying it succeeded (the kernel holds it in flight for Node). A descriptor
+// Node's end could not take (it is out of descriptors) is reported there, in JS.
 //
 // The other way (Node's `helper.send(msg, handle)`), NODE_HANDLE lines with a
 // descriptor are acknowledged and given to the handler. Anything else on the channel
@@ -18,6 +21,7 @@
 #pragma once
 #include <asio/io_context.hpp>
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -29,17 +33,16 @@ namespace spawnhost {
 class node_ipc {
  public:
   struct handler {
-    // A hand-over Node refused max_retransmissions + 1 times, or that could not be
-    // sent at all: the launch `id` cannot have its stdio.
+    // A hand-over that could not be sent (the channel failed or closed): the launch
+    // `id` cannot have its stdio.
     virtual void hand_over_failed(std::uint64_t id, const std::string& why) = 0;
     // A NODE_HANDLE from Node, acknowledged; `message` is its `msg` as JSON text.
     virtual void received(const std::string& message, os_handle handle) = 0;
-    // A line that is not Node's handle protocol, a NODE_HANDLE without descriptor, an
-    // ACK nobody waited for: said once per line, the channel goes on.
+    // A line that is not Node's handle protocol, a NODE_HANDLE without descriptor: said
+    // once per line, the channel goes on.
     virtual void channel_error(const std::string& why) = 0;
     virtual ~handler() = default;
   };
-  static constexpr int max_retransmissions = 3;
   static constexpr std::size_t max_line = 64 * 1024;  // longer lines are garbage
 
   // Takes ownership of `fd`.
@@ -49,10 +52,10 @@ class node_ipc {
   node_ipc& operator=(const node_ipc&) = delete;
 
   void start();  // read Node's answers and handles
-  // Hands our end of launch `id`'s stdio `fd` (0, 1 or 2) to Node; `pid` tells the
-  // launch apart from a later one that reuses the id.
-  void hand_over(std::uint64_t id, std::uint64_t pid, std::uint32_t fd, os_handle handle);
-  // Hand-overs sent or queued that Node has not acknowledged yet.
+  // Hands our ends of launch `id`'s stdio (by fd: 0, 1, 2; empty ones are not piped)
+  // to Node; `pid` tells the launch apart from a later one that reuses the id.
+  void hand_over(std::uint64_t id, std::uint64_t pid, std::array<os_handle, 3> stdio);
+  // Hand-overs queued whose descriptor has not gone out yet (the channel is full).
   std::size_t outstanding() const noexcept;
 
  private:

@@ -191,7 +191,7 @@ void session::on_launched(const std::shared_ptr<pending_launch>& p, launched_pro
   }
   const std::uint64_t pid = static_cast<std::uint64_t>(result.pid), create_us = result.create_us;
   // Handed over, our ends of the stdio go to Node, and the child object never sees them.
-  os_handle handed[3];
+  std::array<os_handle, 3> handed;
   if (p->request.options.handover) {
     for (int fd = 0; fd < 3; ++fd) handed[fd] = std::move(result.stdio[fd]);
   }
@@ -201,9 +201,7 @@ void session::on_launched(const std::shared_ptr<pending_launch>& p, launched_pro
   // A caller that asked for the result frame hears of the launch in it.
   if (p->request.options.result) c->set_launch_timings(create_us, queued_us);
   else channel_.send(encode::spawned(id, pid, create_us, queued_us));
-  for (std::uint32_t fd = 0; fd < 3; ++fd) {
-    if (handed[fd]) node_ipc_->hand_over(id, pid, fd, std::move(handed[fd]));
-  }
+  if (handed[0] || handed[1] || handed[2]) node_ipc_->hand_over(id, pid, std::move(handed));
   spawn_known(id, p->awaiting, {pid, {}});
   c->start();
   for (const auto& bytes : p->early_input) c->write(bytes);

@@ -18,16 +18,13 @@
 namespace spawnhost {
 
 struct node_ipc::impl : std::enable_shared_from_this<impl> {
-  // One line to write, with the descriptor it carries (or none).
+  // One line to write, with the descriptor it carries (or none). The descriptor stays
+  // ours until the sendmsg that carries it has succeeded: the kernel then holds it in
+  // flight for Node (and closes it if Node's end closes unread).
   struct out_line {
     std::string line;
-    int fd = -1;  // borrowed from `waiting` (the descriptor stays ours until the ACK)
-  };
-  struct hand_over {
-    std::uint64_t id;
-    std::string line;
     os_handle handle;
-    int transmissions = 0;
+    std::uint64_t id = 0;  // the launch whose stdio `handle` is
   };
 
   impl(asio::io_context& io, int fd, handler& h) : socket(io, fd), handler_(h) {}
@@ -36,19 +33,12 @@ struct node_ipc::impl : std::enable_shared_from_this<impl> {
   handler& handler_;
   std::deque<out_line> to_write;
   bool writing = false;
-  // Sent (or queued) hand-overs in the order Node will answer them.
-  std::deque<hand_over> waiting;
   std::string input;
   bool closed = false;
 
   void queue(out_line l) {
     to_write.push_back(std::move(l));
     if (!writing) write_some();
-  }
-
-  void send_hand_over(hand_over& h) {
-    ++h.transmissions;
-    queue({h.line, h.handle.get()});
   }
 
   // Writes queued lines until the socket would block, then waits for room. A line goes
@@ -62,7 +52,7 @@ struct node_ipc::impl : std::enable_shared_from_this<impl> {
       const char* data = l.line.data() + partial;
       const std::size_t size = l.line.size() - partial;
       ssize_t n;
-      if (partial == 0 && l.fd >= 0) {
+      if (partial == 0 && l.handle) {
         iovec iov{const_cast<char*>(data), size};
         alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))];
         std::memset(control, 0, sizeof control);
@@ -75,9 +65,11 @@ struct node_ipc::impl : std::enable_shared_from_this<impl> {
         c->cmsg_level = SOL_SOCKET;
         c->cmsg_type = SCM_RIGHTS;
         c->cmsg_len = CMSG_LEN(sizeof(int));
-        std::memcpy(CMSG_DATA(c), &l.fd, sizeof(int));
+        const int fd = l.handle.get();
+        std::memcpy(CMSG_DATA(c), &fd, sizeof(int));
         do n = ::sendmsg(socket.native_handle(), &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
         while (n < 0 && errno == EINTR);
+        if (n > 0) l.handle = os_handle();  // in flight: Node's now, our copy closes
       } else {
         do n = ::send(socket.native_handle(), data, size, MSG_DONTWAIT | MSG_NOSIGNAL);
         while (n < 0 && errno == EINTR);
@@ -98,12 +90,14 @@ struct node_ipc::impl : std::enable_shared_from_this<impl> {
     writing = false;
   }
 
-  // The channel is unusable: every hand-over still waiting fails, later ones too.
+  // The channel is unusable: every hand-over not sent yet fails, later ones too.
   void fail_all(const std::string& why) {
     closed = true;
-    to_write.clear();
     writing = false;
-    for (auto& h : std::exchange(waiting, {})) handler_.hand_over_failed(h.id, why);
+    std::uint64_t reported = 0;  // a launch's descriptors are queued together: one report each
+    for (auto& l : std::exchange(to_write, {})) {
+      if (l.handle && l.id != reported) handler_.hand_over_failed(reported = l.id, why);
+    }
     std::error_code ignored;
     socket.close(ignored);
   }
@@ -169,24 +163,13 @@ struct node_ipc::impl : std::enable_shared_from_this<impl> {
   }
 
   void on_line(std::string_view line, os_handle& received) {
-    if (line == R"({"cmd":"NODE_HANDLE_ACK"})" || line == R"({"cmd":"NODE_HANDLE_NACK"})") {
-      if (waiting.empty()) return handler_.channel_error("an answer from Node to a hand-over it was not sent: " + std::string(line));
-      hand_over h = std::move(waiting.front());
-      waiting.pop_front();
-      if (line.size() == std::strlen(R"({"cmd":"NODE_HANDLE_ACK"})")) return;  // Node has it: our copy closes here
-      if (h.transmissions > max_retransmissions) {
-        return handler_.hand_over_failed(h.id, "Node refused the descriptor " + std::to_string(h.transmissions) + " times");
-      }
-      send_hand_over(waiting.emplace_back(std::move(h)));
-      return;
-    }
     constexpr std::string_view handle_prefix = R"({"cmd":"NODE_HANDLE",)";
     if (line.substr(0, handle_prefix.size()) == handle_prefix) {
       if (!received) {
-        queue({R"({"cmd":"NODE_HANDLE_NACK"})" "\n", -1});
+        queue({R"({"cmd":"NODE_HANDLE_NACK"})" "\n", {}, 0});
         return handler_.channel_error("a NODE_HANDLE from Node without its descriptor; answered NACK");
       }
-      queue({R"({"cmd":"NODE_HANDLE_ACK"})" "\n", -1});
+      queue({R"({"cmd":"NODE_HANDLE_ACK"})" "\n", {}, 0});
       const auto at = line.find(R"("msg":)");
       std::string message = at == std::string_view::npos ? std::string("null") : std::string(line.substr(at + 6));
       if (!message.empty() && message.back() == '}') message.pop_back();  // the line's own brace
@@ -212,16 +195,30 @@ node_ipc::~node_ipc() {
 
 void node_ipc::start() { impl_->read_some(); }
 
-void node_ipc::hand_over(std::uint64_t id, std::uint64_t pid, std::uint32_t fd, os_handle handle) {
+void node_ipc::hand_over(std::uint64_t id, std::uint64_t pid, std::array<os_handle, 3> stdio) {
   if (impl_->closed) return impl_->handler_.hand_over_failed(id, "Node's IPC channel is closed");
-  // libuv takes a received descriptor as it is, and expects its own ends non-blocking
-  // (uv_socketpair makes them so): a blocking one would stall Node's thread in write().
-  if (const int flags = ::fcntl(handle.get(), F_GETFL); flags >= 0) ::fcntl(handle.get(), F_SETFL, flags | O_NONBLOCK);
-  std::string line = R"({"cmd":"NODE_HANDLE","type":"net.Native","msg":{"cmd":"NODE_SPAWNHOST_STDIO","id":)" +
-                     std::to_string(id) + R"(,"pid":)" + std::to_string(pid) + R"(,"fd":)" + std::to_string(fd) + "}}\n";
-  impl_->send_hand_over(impl_->waiting.emplace_back(impl::hand_over{id, std::move(line), std::move(handle), 0}));
+  std::string line = R"({"cmd":"NODE_SPAWNHOST_STDIO","id":)" + std::to_string(id) + R"(,"pid":)" + std::to_string(pid) + R"(,"fds":[)";
+  int last = -1;
+  for (int fd = 0; fd < 3; ++fd) {
+    if (!stdio[fd]) continue;
+    if (last >= 0) line += ',';
+    line += static_cast<char>('0' + fd);
+    last = fd;
+  }
+  line += "]}\n";
+  for (int fd = 0; fd < 3; ++fd) {
+    if (!stdio[fd]) continue;
+    // libuv takes a received descriptor as it is, and expects its own ends non-blocking
+    // (uv_socketpair makes them so): a blocking one would stall Node's thread in write().
+    if (const int flags = ::fcntl(stdio[fd].get(), F_GETFL); flags >= 0) ::fcntl(stdio[fd].get(), F_SETFL, flags | O_NONBLOCK);
+    impl_->queue({fd == last ? line : std::string(" "), std::move(stdio[fd]), id});
+  }
 }
 
-std::size_t node_ipc::outstanding() const noexcept { return impl_->waiting.size(); }
+std::size_t node_ipc::outstanding() const noexcept {
+  std::size_t n = 0;
+  for (const auto& l : impl_->to_write) n += l.handle ? 1 : 0;
+  return n;
+}
 
 }  // namespace spawnhost

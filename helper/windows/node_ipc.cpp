@@ -12,7 +12,7 @@ struct node_ipc::impl {
 node_ipc::node_ipc(asio::io_context&, int, handler& h) : impl_(std::make_shared<impl>(impl{h})) {}
 node_ipc::~node_ipc() = default;
 void node_ipc::start() {}
-void node_ipc::hand_over(std::uint64_t id, std::uint64_t, std::uint32_t, os_handle) {
+void node_ipc::hand_over(std::uint64_t id, std::uint64_t, std::array<os_handle, 3>) {
   impl_->handler_.hand_over_failed(id, "the Windows helper cannot hand descriptors to Node");
 }
 std::size_t node_ipc::outstanding() const noexcept { return 0; }

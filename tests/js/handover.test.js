@@ -69,7 +69,7 @@ describe("stdio handed over to Node", { skip }, () => {
     });
   }
 
-  test("the helper closes its copy of each descriptor once Node has it", async () => {
+  test("the helper closes its copy of each descriptor once it has gone to Node", async () => {
     const host = hostFor("helper");
     const sockets = openSockets;
     const first = await host.spawn("true", [], { stdio: "ignore" });
@@ -78,7 +78,7 @@ describe("stdio handed over to Node", { skip }, () => {
     const before = sockets(helper);
     const children = await Promise.all(Array.from({ length: 5 }, () => host.spawn("cat", [], {})));
     try {
-      // Node's acknowledgements reach the helper after the sockets reach Node.
+      // The helper closes its copies once they are sent, maybe after spawn() resolved.
       for (let tries = 0; sockets(helper) !== before && tries < 250; tries++) await sleep(20);
       assert.equal(sockets(helper), before, "the helper still holds parent ends");
     } finally {
@@ -90,6 +90,19 @@ describe("stdio handed over to Node", { skip }, () => {
       await Promise.all(children.map((child) => once(child, "close")));
       await host.shutdown();
     }
+  });
+
+  test("a descriptor Node has no room for fails the spawn with EMFILE, as child_process's; the child is killed", async () => {
+    const fixture = new URL("../fixtures/node-out-of-descriptors.mjs", import.meta.url).pathname;
+    const run = childProcess.spawnSync("sh", ["-c", 'ulimit -n 200 && exec "$0" "$1"', process.execPath, fixture], { encoding: "utf8", timeout: 60_000 });
+    assert.equal(run.status, 0, run.stderr);
+    const outcome = JSON.parse(run.stdout);
+    const failed = { error: { message: "spawn sleep EMFILE", code: "EMFILE", errno: -24, syscall: "spawn sleep", path: "sleep" }, close: { code: -24, signal: null } };
+    assert.deepEqual(outcome.childProcess, failed, "node:child_process itself, beside it");
+    assert.deepEqual(outcome.host, failed);
+    assert.deepEqual(outcome.dropIn, failed);
+    assert.equal(outcome.left, 0, "a child whose stdio never reached Node is still running");
+    assert.equal(outcome.again, "again\n", "with room again, the next spawn works");
   });
 
   test("a helper killed mid-stream loses no byte the child already wrote; the child ends and the host reports it", async () => {

@@ -1,10 +1,13 @@
 // Descriptors the helper hands over on Node's own IPC channel to it (the "ipc" stdio
-// entry of helper/process.js): one NODE_HANDLE per piped stdio of a launch, which
-// Node's channel code acknowledges and emits as `internalMessage` with the raw Pipe
-// handle (type "net.Native"). They are kept here by launch until the launch claims
-// them; the launch joins them with its `spawned` frame (launch/handover.js).
-
-/** The `cmd` of the `msg` the helper sends with each descriptor (helper/node_ipc.hpp). */
+// entry of helper/process.js): a launch's piped stdio, one descriptor per read, the
+// last read ending with the line {"cmd":"NODE_SPAWNHOST_STDIO",...,"fds":[...]} that
+// names them in order (helper/node_ipc.hpp). They are not
+// Node's handle protocol, whose conversion and ACK write per descriptor cost Node's
+// thread about 100 µs each (bench/RESULTS.md): the descriptor is taken from the
+// channel's read here, and Node's channel code only parses the line and emits it as
+// an `internalMessage`. They are kept by launch until the launch claims them; the
+// launch joins them with its `spawned` frame (launch/handover.js).
+/** The `cmd` of the line the helper sends with each descriptor (helper/node_ipc.hpp). */
 export const STDIO_HANDLE_CMD = "NODE_SPAWNHOST_STDIO";
 
 /** The descriptors one helper handed over, by launch. */
@@ -15,19 +18,34 @@ export class HandleInbox {
   channelListener = null;
   /** @type {Map<string, Map<number, object>>} arrived, not claimed yet */
   #arrived = new Map();
-  /** @type {Map<string, { fds: number[], ready: (handles: Map<number, object>) => void }>} */
+  /** @type {Map<string, { id: number, pid: number, fds: number[], ready: (handles: Map<number, object>) => void, lost: () => void }>} */
   #claims = new Map();
+  /** @type {Set<string>} launches one of whose descriptors did not arrive */
+  #lost = new Set();
+  /** Descriptors read from the channel since Node last emitted a line, in order. */
+  #received = [];
   /** @type {Set<string>} given up: what still comes for them is closed */
   #discarded = new Set();
   #closed = false;
   #helper;
 
+  /**
+   * Whether the helper's children's stdio can come here: false where the channel's
+   * read could not be reached (a Node line other than the 20 to 26 this was checked
+   * on), which leaves the children's stdio to the relay.
+   */
+  receives;
+
   /** @param {import("node:child_process").ChildProcess} helper started with an "ipc" entry */
   constructor(helper) {
     this.#helper = helper;
     this.Pipe = helper.stdout._handle.constructor;
-    helper.on("internalMessage", (message, handle) => {
-      if (message?.cmd === STDIO_HANDLE_CMD) this.#arrive(message, handle);
+    this.receives = takeDescriptors(helper, (handle) => this.#received.push(handle));
+    helper.on("internalMessage", (message) => {
+      if (message?.cmd !== STDIO_HANDLE_CMD || !Array.isArray(message.fds)) return;
+      // Node emits the line right after the read that completed it, before the next
+      // read: what was taken since the last line is this line's, all of it.
+      this.#arrive(message, this.#received.splice(0));
     });
     // The helper is gone: nothing more comes, and nobody claims what did.
     helper.once("close", () => this.close());
@@ -38,9 +56,9 @@ export class HandleInbox {
    * now if they are all here, or once they are. The launch's end (or the helper's) is
    * `discard`.
    */
-  claim(id, pid, fds, ready) {
+  claim(id, pid, fds, ready, lost) {
     const key = `${id}:${pid}`;
-    const claim = { fds, ready };
+    const claim = { id, pid, fds, ready, lost };
     this.#claims.set(key, claim);
     this.#tryComplete(key);
   }
@@ -60,6 +78,7 @@ export class HandleInbox {
   discard(id, pid) {
     const key = `${id}:${pid}`;
     this.#claims.delete(key);
+    this.#lost.delete(key);
     this.#discarded.add(key);
     for (const handle of this.#arrived.get(key)?.values() ?? []) handle.close();
     this.#arrived.delete(key);
@@ -68,31 +87,67 @@ export class HandleInbox {
   /** The helper is gone: what arrived and was not claimed is closed. */
   close() {
     this.#closed = true;
+    for (const handle of this.#received.splice(0)) handle.close();
     for (const handles of this.#arrived.values()) for (const handle of handles.values()) handle.close();
     this.#arrived.clear();
     this.#claims.clear();
   }
 
-  #arrive({ id, pid, fd }, handle) {
+  // `handles`: what came with the line's reads, in the order of its `fds`.
+  #arrive({ id, pid, fds }, handles) {
     const key = `${id}:${pid}`;
-    if (!handle) return;
     if (this.#closed || this.#discarded.has(key)) {
-      handle.close();
+      for (const handle of handles) handle.close();
       return;
     }
-    let handles = this.#arrived.get(key);
-    if (!handles) this.#arrived.set(key, (handles = new Map()));
-    handles.get(fd)?.close();
-    handles.set(fd, handle);
+    // Not the descriptors the line names: Node's read could not take one (the kernel
+    // drops a descriptor the receiver has no room for, EMFILE). None is guessed at.
+    if (handles.length !== fds.length) {
+      for (const handle of handles) handle.close();
+      this.#lost.add(key);
+      return this.#tryComplete(key);
+    }
+    this.#arrived.set(key, new Map(fds.map((fd, k) => [fd, handles[k]])));
     this.#tryComplete(key);
   }
 
   #tryComplete(key) {
     const claim = this.#claims.get(key);
+    if (claim && this.#lost.delete(key)) {
+      this.discard(claim.id, claim.pid);
+      return claim.lost();
+    }
     const handles = this.#arrived.get(key);
     if (!claim || !claim.fds.every((fd) => handles?.has(fd))) return;
     this.#claims.delete(key);
     this.#arrived.delete(key);
     claim.ready(handles);
   }
+}
+
+/**
+ * Takes each descriptor that arrives on `helper`'s IPC channel before Node's channel
+ * code reads the bytes that came with it, and gives it to `take`. Node keeps the raw
+ * channel handle under a symbol of the ChildProcess and puts a received descriptor on
+ * the handle's `pendingHandle` for its `onread`, which parses the lines; a descriptor
+ * taken here is gone from Node's view, so its line is an ordinary internal message.
+ * One descriptor per read at most (the kernel does not coalesce messages that carry
+ * descriptors; Node's own protocol relies on the same), so the order of the
+ * descriptors is the order of their lines. Returns false where that handle is not
+ * found.
+ */
+function takeDescriptors(helper, take) {
+  const symbol = Object.getOwnPropertySymbols(helper).find((s) => s.description === "kChannelHandle");
+  const channel = symbol && helper[symbol];
+  const onread = channel?.onread;
+  if (typeof onread !== "function" || !("pendingHandle" in channel)) return false;
+  channel.onread = function (...args) {
+    const handle = channel.pendingHandle;
+    if (handle) {
+      channel.pendingHandle = null;
+      take(handle);
+    }
+    return onread.apply(this, args);
+  };
+  return true;
 }

@@ -22,6 +22,16 @@ export function deliverExit(child, status, signal, flags, afterExit) {
 }
 
 /**
+ * A launch that never produced a process before its deadline: ended as a timeout, with
+ * the kill signal, as child_process reports a child its timeout killed.
+ */
+export function setTimedOutBeforeStart(child, killSignal) {
+  child.killed = true;
+  child._exitFlags = EXIT_FLAG.timed_out;
+  child.signalCode = killSignal;
+}
+
+/**
  * Only once the caller could attach listeners (the child may exit before spawn() has
  * even resolved), and on the next tick, as child_process's flushStdio: the `exit`
  * listener's last chance to start reading.

@@ -10,8 +10,7 @@
 import { AsyncResource } from "node:async_hooks";
 import { StringDecoder } from "node:string_decoder";
 import { ExecOutput, execOutcome } from "./exec-run.js";
-import { spawnRequestOptions } from "../protocol/spawn-request.js";
-import { encodeSpawnFrame } from "../protocol/spawn-frame.js";
+import { encodeRequestFrame } from "../protocol/spawn-frame.js";
 import { MAX_DATA_CHUNK } from "../protocol/generated.js";
 import { ProtocolError, asExecError, maxBufferExceeded, spawnFailure } from "../core/errors.js";
 
@@ -95,9 +94,7 @@ class ExecCall {
       return;
     }
     try {
-      const options = spawnRequestOptions(this.#request);
-      options.result = resultHold(this.#request);
-      this.#channel.sendFrame(encodeSpawnFrame(this.#id, this.#request.spawnfile, this.#request.spawnargs.slice(1), options));
+      this.#channel.sendFrame(encodeRequestFrame(this.#id, this.#request, { result: resultHold(this.#request) }));
     } catch (error) {
       this.#channel.release(this.#id);
       // Arguments and environment too big for one frame: exec would refuse them too.

@@ -18,7 +18,7 @@ import { stopGivenStreams } from "./given-stdio.js";
  * @returns {LaunchRelay}
  */
 export function childStreams(channel, request, child, hooks) {
-  const Streams = channel.handles && request.kind === "spawn" ? LaunchHandover : LaunchRelay;
+  const Streams = channel.handles?.receives && request.kind === "spawn" ? LaunchHandover : LaunchRelay;
   return new Streams(channel, request, child, hooks);
 }
 
@@ -27,13 +27,15 @@ export class LaunchHandover extends LaunchRelay {
   // Set in _createStdio, which the base constructor calls, so no class fields here
   // (they would be set after it): _sockets ({ fd, socket }[]), _inbox (the channel's
   // HandleInbox), _claim ({ id, pid } while the hand-overs are awaited), _scope (the
-// launching call's async context: the handles were made in the helper channel's).
+// launching call's async context: the handles were made in the helper channel's),
+// _handOverLost (the launch's failure when a descriptor never reached Node).
 
-  _createStdio(request, child, onStreamClosed, channel, scope) {
+  _createStdio(request, child, onStreamClosed, channel, scope, { handOverLost }) {
     // Streams given as stdio stop reading at once, as child_process's spawn stops them.
     stopGivenStreams(request);
     this._inbox = channel.handles;
     this._scope = scope;
+    this._handOverLost = handOverLost;
     this._claim = null;
     this._sockets = [];
     const [stdin, stdout, stderr] = request.stdio.map((kind, fd) => {
@@ -61,8 +63,8 @@ export class LaunchHandover extends LaunchRelay {
     return this.ipc?.relayed ? 1 : 0;
   }
 
-  spawnOptions(options) {
-    return this.ipc && !this.ipc.relayed ? { ...options, handover: true, ipc_connected: true } : { ...options, handover: true };
+  spawnOptions() {
+    return this.ipc && !this.ipc.relayed ? { handover: true, ipc_connected: true } : { handover: true };
   }
 
   // Node's end of the channel connects now, just before the request that names it.
@@ -80,11 +82,16 @@ export class LaunchHandover extends LaunchRelay {
     }
     this._startHolding();
     this._claim = { id: this.id, pid };
-    this._inbox.claim(this.id, pid, this._sockets.map(({ fd }) => fd), (handles) => this._scope.runInAsyncScope(() => {
+    const fds = this._sockets.map(({ fd }) => fd);
+    const adoptAll = (handles) => this._scope.runInAsyncScope(() => {
       this._claim = null;
       for (const { fd, socket } of this._sockets) adopt(socket, handles.get(fd), fd > 0, this._scope);
       ready(this.release());
-    }));
+    });
+    this._inbox.claim(this.id, pid, fds, adoptAll, () => {
+      this._claim = null;
+      this._handOverLost();
+    });
   }
 
   // The exit comes on the helper's socket, the output on the child's, both ready in

@@ -4,11 +4,9 @@
 import { AsyncResource } from "node:async_hooks";
 import { HostChild, watchAbortSignal } from "./host-child.js";
 import { childStreams } from "./handover.js";
-import { deliverClose, deliverExit, drainAfterExit } from "./child-end.js";
+import { deliverClose, deliverExit, drainAfterExit, setTimedOutBeforeStart } from "./child-end.js";
 import { giveStdio } from "./given-stdio.js";
-import { EXIT_FLAG } from "../protocol/generated.js";
-import { spawnRequestOptions } from "../protocol/spawn-request.js";
-import { encodeSpawnFrame } from "../protocol/spawn-frame.js";
+import { encodeRequestFrame } from "../protocol/spawn-frame.js";
 import { awaitSpawnedPid } from "../sync/launch.js";
 import { AbortError, ProtocolError, spawnFailure } from "../core/errors.js";
 
@@ -78,6 +76,7 @@ export class HelperLaunch {
       onStreamClosed: () => this.#maybeClose(),
       owesMore: () => this.#helperOwes > 0,
       scope: this.#scope,
+      handOverLost: () => this.#handOverFailed(null, "EMFILE"),
     });
     if (this.#relay.ipc && !this.#relay.ipc.relayed) this.child._useNodeChannel(this.#relay.ipc);
     this.#closesNeeded += this.#relay.streams;
@@ -117,9 +116,7 @@ export class HelperLaunch {
       });
       this.#state = "launching";
       try {
-        const options = this.#relay.spawnOptions(spawnRequestOptions(this.#request));
-        if (given) options.given = given;
-        const frame = encodeSpawnFrame(this.#id, this.#request.spawnfile, this.#request.spawnargs.slice(1), options);
+        const frame = encodeRequestFrame(this.#id, this.#request, { ...this.#relay.spawnOptions(), given });
         this.#relay.beforeSpawn();
         this.#channel.sendFrame(frame);
         if (given && this.#pendingKill !== null) this.#kill(this.#pendingKill);
@@ -189,13 +186,20 @@ export class HelperLaunch {
     });
   }
 
-  // The helper could not hand the child's stdio over: it killed the child, whose end
-  // is only counted; the launch fails.
-  #handOverFailed(message) {
+  // The child's stdio did not reach Node: the helper could not send it (`message`) and
+  // killed the child, or Node had no room for a descriptor (`code` EMFILE: the child is
+  // killed here, and the spawn fails as child_process's does then). The child's end is
+  // only counted.
+  #handOverFailed(message, code) {
+    if (code) this.#kill("SIGKILL");
     const held = this.#relay.release();
     this.#abandoned = true;
-    this.#finish();
-    this.#launchedSettle.reject(new ProtocolError("rejected", `the helper could not hand the child's stdio to Node: ${message}`));
+    if (code) {
+      this.#onSpawnError(code, "handover");
+    } else {
+      this.#finish();
+      this.#launchedSettle.reject(new ProtocolError("rejected", `the helper could not hand the child's stdio to Node: ${message}`));
+    }
     for (const [name, values] of held) this.#absorb(name, values);
   }
 
@@ -222,7 +226,7 @@ export class HelperLaunch {
       return;
     }
     const { error, emitted } = spawnFailure(code, this.#request.spawnfile, this.#request.spawnargs);
-    this.#releaseId();
+    if (!this.#abandoned) this.#releaseId(); // else freed once the helper said all about it
     if (!emitted) {
       this.#finish();
       this.#launchedSettle.reject(error);
@@ -258,12 +262,8 @@ export class HelperLaunch {
     else if (name === "exit" || name === "eof") this.#helperPaid();
   }
 
-  // The launch never produced a process before its deadline: a timeout, with the kill
-  // signal as the end, as child_process reports a child its timeout killed.
   #timedOutBeforeStart() {
-    this.child.killed = true;
-    this.child._exitFlags = EXIT_FLAG.timed_out;
-    this.child.signalCode = this.#request.killSignal;
+    setTimedOutBeforeStart(this.child, this.#request.killSignal);
     this.#launchedSettle.resolve();
     this.#closeNow();
   }

@@ -35,18 +35,20 @@ export class LaunchRelay {
    * @param {import("../helper/channel.js").Channel} channel
    * @param {object} request normalized by core/options.js
    * @param {import("./host-child.js").HostChild} child
-   * @param {{ onStreamClosed: () => void, owesMore: () => boolean, scope?: import("node:async_hooks").AsyncResource }} hooks
+   * @param {{ onStreamClosed: () => void, owesMore: () => boolean, scope?: import("node:async_hooks").AsyncResource, handOverLost?: () => void }} hooks
    *   onStreamClosed: an output stream closed; owesMore: the helper still owes messages
    *   about the id; scope: the launching call's async context, for events that do not
-   *   come through the channel (the handed-over sockets')
+   *   come through the channel (the handed-over sockets'); handOverLost: a handed-over
+   *   descriptor never reached Node, which had no room for it (launch/handover.js)
    */
-  constructor(channel, request, child, { onStreamClosed, owesMore, scope }) {
+  constructor(channel, request, child, hooks) {
+    const { onStreamClosed, owesMore, scope } = hooks;
     this.#channel = channel;
     this.#request = request;
     this.#child = child;
     this.#onStreamClosed = onStreamClosed;
     this.#owesMore = owesMore;
-    this._createStdio(request, child, onStreamClosed, channel, scope);
+    this._createStdio(request, child, onStreamClosed, channel, scope, hooks);
     if (request.ipc) this._createIpc(request, child, onStreamClosed);
   }
 
@@ -61,8 +63,8 @@ export class LaunchRelay {
   }
 
   /** The spawn request's options, with what this way of carrying the streams needs. */
-  spawnOptions(options) {
-    return options;
+  spawnOptions() {
+    return {};
   }
 
   /**

@@ -6,6 +6,7 @@
 import { Encoder } from "@msgpack/msgpack";
 import { MSG, MAX_BODY_BYTES } from "./generated.js";
 import { encodeFrame } from "./frames.js";
+import { spawnRequestOptions } from "./spawn-request.js";
 import { ProtocolError } from "../core/errors.js";
 
 const encoder = new Encoder({ ignoreUndefined: true });
@@ -60,4 +61,13 @@ export function encodeSpawnFrame(id, file, args, options) {
   frame.set(ENV_KEY, at);
   frame.set(envBytes, at + ENV_KEY.length);
   return frame;
+}
+
+/**
+ * The spawn frame of launch `id` for a request of core/options.js: its options as
+ * spawnRequestOptions gives them, with `extra` (the child streams', execFile's result
+ * hold) on top.
+ */
+export function encodeRequestFrame(id, request, extra) {
+  return encodeSpawnFrame(id, request.spawnfile, request.spawnargs.slice(1), { ...spawnRequestOptions(request), ...extra });
 }
