@@ -114,8 +114,8 @@ int main(int argc, char** argv) {
     ipc.emplace(io, args.ipc_fd, session);
     session.use_node_ipc(*ipc);
   }
+  spawnhost::channel_listener listener;
   if (args.channel_name) {
-    spawnhost::channel_listener listener;
     if (!spawnhost::listen_channel(args.channel_name, listener)) std::fprintf(stderr, "spawnhost-helper: no channel listener: %s\n", std::strerror(errno));
     else session.use_channel_listener(listener);
   }
@@ -141,5 +141,6 @@ int main(int argc, char** argv) {
   session.start();
   if (ipc) ipc->start();
   io.run();
+  spawnhost::remove_channel_listener(listener);  // a path's socket file goes with us
   return 0;
 }

@@ -596,6 +596,13 @@ export const mutants = [
     pattern: "no room for",
   },
   {
+    name: "a killed helper's channel socket file is left on disk",
+    breaks: "the macOS kind of fork-channel listener leaves its directory in the temporary directory whenever the helper dies without ending",
+    edits: [{ file: "js/src/helper/process.js", find: "  if (channelName?.startsWith(\"/\")) child.once(\"exit\", () => rmSync(dirname(channelName), { recursive: true, force: true }));\n", replace: "" }],
+    tests: ["fork-channel-listener.test.js"],
+    pattern: "SIGKILL leaves no socket file",
+  },
+  {
     name: "maxBuffer counted by the request's encoding only",
     breaks: "setEncoding() on an output of a call without encoding makes execFile throw in Buffer.concat",
     edits: [{ file: "js/src/launch/exec-run.js", find: "new ExecOutput(request, () => child.stdout?.readableEncoding ?? encoding);", replace: "new ExecOutput(request);" }],

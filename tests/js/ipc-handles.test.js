@@ -18,7 +18,7 @@ const CHILD = fileURLToPath(new URL("../fixtures/ipc-handle-child.mjs", import.m
 // Where the helper's forks have channels of Node's own, as docs/ipc.md promises: Linux,
 // Node 20 to 26, not forced to relay (stated here, not read from the code under test).
 const NODE_MAJOR = Number(process.versions.node.split(".")[0]);
-const RELAYED = !(process.platform === "linux" && NODE_MAJOR <= 26 && process.env.SPAWNHOST_STREAMS !== "relay");
+const RELAYED = !((process.platform === "linux" || process.platform === "darwin") && NODE_MAJOR <= 26 && process.env.SPAWNHOST_STREAMS !== "relay");
 
 const listening = (server) => new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server.address().port)));
 

@@ -2,7 +2,9 @@
 // is the helper binary, with Node's stdio passed on and the sync channel's socket; over
 // a transport (helper/transport.js) it is the command that reaches a helper elsewhere.
 import { randomBytes } from "node:crypto";
-import { fstatSync } from "node:fs";
+import { fstatSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { createRequire } from "node:module";
 import { isMainThread } from "node:worker_threads";
 import { startTransport } from "./transport.js";
@@ -75,9 +77,8 @@ export function startHelper({ helperPath, launchThreads, graceMs, platform, tran
     args.push("--ipc-fd", String(ipcFd));
   }
   // Where forked children's channels connect, to be Node's own IPC pipes (launch/
-  // node-channel.js): an abstract socket, so Linux only; elsewhere they relay. The
-  // helper takes connections from this process only.
-  const channelName = ipcFd >= 0 && ownsForkChannels(platform) ? `spawnhost-${process.pid}-${randomBytes(12).toString("hex")}` : null;
+  // node-channel.js). The helper takes connections from this process only.
+  const channelName = ipcFd >= 0 && ownsForkChannels(platform) ? channelListenerName(platform) : null;
   if (channelName) args.push("--channel-name", channelName);
   const child = spawn(helperPath, args, { stdio, windowsHide: true, serialization: "json" });
   const syncSocket = syncFd >= 0 ? child.stdio[syncFd] ?? null : null;
@@ -89,7 +90,9 @@ export function startHelper({ helperPath, launchThreads, graceMs, platform, tran
     throw new HelperExitedError(`spawnhost helper ${helperPath} was started without its pipes (a replaced ChildProcess.prototype.spawn took them)`);
   }
   const handles = ipcFd >= 0 && child.channel ? new HandleInbox(child) : null;
-  if (handles && channelName) handles.channelListener = `\0${channelName}`;
+  if (handles && channelName) handles.channelListener = channelName.startsWith("/") ? channelName : `\0${channelName}`;
+  // The helper removes a path's socket and directory as it ends; this covers one killed.
+  if (channelName?.startsWith("/")) child.once("exit", () => rmSync(dirname(channelName), { recursive: true, force: true }));
   return { process: child, input, leftParent, syncSocket, bootstrap: null, label: helperPath, handles };
 }
 
@@ -111,12 +114,32 @@ export function takesDescriptors(platform = process.platform) {
 
 /**
  * Whether a local helper started here gives forked children channels of Node's own
- * (launch/node-channel.js), which carry handles: Linux, from the main thread, not
- * forced to relay, on the Node lines whose ChildProcess#spawn that stand-in was checked
- * against (20 to 26). Elsewhere the channel relays, and handles are refused.
+ * (launch/node-channel.js), which carry handles: Linux and macOS, from the main thread,
+ * not forced to relay, on the Node lines whose ChildProcess#spawn that stand-in was
+ * checked against (20 to 26). Elsewhere the channel relays, and handles are refused.
  */
 export function ownsForkChannels(platform = process.platform) {
-  return platform === "linux" && NODE_MAJOR <= 26 && takesDescriptors(platform);
+  return (platform === "linux" || platform === "darwin") && NODE_MAJOR <= 26 && takesDescriptors(platform);
+}
+
+// The listener's name: an abstract socket on Linux (nothing on disk to clean up), a
+// socket in a fresh directory of mode 0700 (only this user can even reach it) where
+// there are none: macOS, and Linux testing the macOS helper's code
+// (SPAWNHOST_HELPER_POSIX_SPAWN=1, as helper/orphan-guard.js). null: a path too long
+// for a socket address (104 bytes on macOS) or no directory for it: the channels relay.
+function channelListenerName(platform) {
+  if (platform === "linux" && process.env.SPAWNHOST_HELPER_POSIX_SPAWN !== "1") {
+    return `spawnhost-${process.pid}-${randomBytes(12).toString("hex")}`;
+  }
+  let path;
+  try {
+    path = join(mkdtempSync(join(tmpdir(), "spawnhost-")), "channel");
+  } catch {
+    return null; // no temporary directory to use: the channels relay
+  }
+  if (Buffer.byteLength(path) < 104) return path;
+  rmSync(dirname(path), { recursive: true, force: true });
+  return null;
 }
 
 const NODE_MAJOR = Number(process.versions.node.split(".")[0]);
