@@ -4,7 +4,7 @@
 // keepOpen), and later messages wait behind a handle until it is acknowledged. In
 // helper mode the channel is Node's own pipe, connected through the helper (Linux);
 // each case runs against child_process.fork too. Where the helper relays the channel
-// (not Linux, SPAWNHOST_STREAMS=relay) a handle is refused at send(), as before.
+// (Windows, SPAWNHOST_STREAMS=relay) a handle is refused at send(), as before.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import * as childProcess from "node:child_process";

@@ -183,7 +183,7 @@ export function viaNode(name, reason, args) {
 
 // node:cluster forks its workers with NODE_UNIQUE_ID in their env and sends them
 // handles, which a relayed channel cannot carry: where the helper's forks have no
-// channel of Node's own (not Linux, a worker thread, SPAWNHOST_STREAMS=relay), they go
+// channel of Node's own (Windows, a remote host, a worker thread, SPAWNHOST_STREAMS=relay), they go
 // to node:child_process.
 function clusterWorker(options) {
   const env = options.env ?? process.env;
