@@ -6,13 +6,13 @@
 // repository (no local build to find), so each has its own once-per-process warning.
 import { test, describe, after } from "node:test";
 import assert from "node:assert/strict";
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { PLATFORM_PACKAGES } from "../../js/src/helper/platform-package.js";
 import { foreignExecutableFormat } from "../../js/src/helper/format.js";
 import { inProject } from "./support/project.js";
+import { scratchDir } from "./support/scratch.js";
 
 const repo = fileURLToPath(new URL("../../", import.meta.url));
 const fixture = (name) => join(repo, "tests/fixtures", name);
@@ -34,7 +34,7 @@ function machOFile(path) {
 // A project whose node_modules holds spawnhost and this platform's package, with
 // `writeHelper` writing the package's bin/spawnhost-helper.
 function projectWithHelper(writeHelper) {
-  const root = mkdtempSync(join(tmpdir(), "spawnhost-broken-"));
+  const root = scratchDir("spawnhost-broken-");
   roots.push(root);
   const modules = join(root, "node_modules");
   mkdirSync(join(modules, "@msgpack"), { recursive: true });
@@ -192,7 +192,7 @@ describe("a platform package whose helper cannot start", { skip: !PLATFORM_PACKA
 });
 
 describe("foreignExecutableFormat", () => {
-  const dir = mkdtempSync(join(tmpdir(), "spawnhost-format-"));
+  const dir = scratchDir("spawnhost-format-");
   roots.push(dir);
   const macho = join(dir, "macho");
   machOFile(macho);

@@ -4,14 +4,14 @@
 import { test, describe, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { cpSync, chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, chmodSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { PLATFORM_PACKAGES, helperInPackage } from "../../js/src/helper/platform-package.js";
 import { ProcessHost } from "spawnhost";
 import { inProject } from "./support/project.js";
+import { scratchDir } from "./support/scratch.js";
 
 const run = promisify(execFile);
 const repo = fileURLToPath(new URL("../../", import.meta.url));
@@ -24,7 +24,7 @@ const INSTALL_SCRIPTS = ["preinstall", "install", "postinstall"];
 const roots = [];
 after(() => roots.forEach((root) => rmSync(root, { recursive: true, force: true })));
 function tempDir(prefix) {
-  const root = mkdtempSync(join(tmpdir(), prefix));
+  const root = scratchDir(prefix);
   roots.push(root);
   return root;
 }

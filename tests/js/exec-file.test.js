@@ -1,10 +1,10 @@
 // execFile/exec behaviour, run against every mode in SPAWNHOST_TEST_MODES.
 import { describe, test, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, realpathSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, realpathSync } from "node:fs";
 import { HostExecError } from "spawnhost";
 import { modes, hostFor, rejection } from "./support/modes.js";
+import { scratchDir } from "./support/scratch.js";
 
 for (const mode of modes()) {
   describe(`execFile and exec (${mode})`, () => {
@@ -54,7 +54,7 @@ for (const mode of modes()) {
     });
 
     test("cwd is the child's working directory", async () => {
-      const dir = realpathSync(mkdtempSync(`${tmpdir()}/spawnhost-cwd-`));
+      const dir = realpathSync(scratchDir("spawnhost-cwd-"));
       assert.equal((await host.execFile("pwd", [], { cwd: dir })).stdout, `${dir}\n`);
     });
 

@@ -3,11 +3,11 @@
 import { describe, test, after } from "node:test";
 import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { modes, hostFor, once, readAll } from "./support/modes.js";
 import { parentOf } from "./support/procfs.js";
+import { scratchDir } from "./support/scratch.js";
 
 const TEN_MB = 10 * 1024 * 1024;
 const rssBytes = (pid) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))[1]) * 1024;
@@ -44,7 +44,7 @@ for (const mode of modes()) {
     });
 
     test("stdin: a child that does not read bounds what write() accepts, and drain waits until it reads", async () => {
-      const marker = join(mkdtempSync(join(tmpdir(), "spawnhost-stdin-")), "read-now");
+      const marker = join(scratchDir("spawnhost-stdin-"), "read-now");
       // Reads nothing until the marker exists, then counts everything.
       const child = await host.spawn("sh", ["-c", 'while [ ! -e "$1" ]; do sleep 0.05; done; exec wc -c', "sh", marker]);
       const counted = readAll(child.stdout);

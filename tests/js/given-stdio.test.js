@@ -6,17 +6,17 @@
 import { describe, test, after } from "node:test";
 import assert from "node:assert/strict";
 import * as childProcess from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import net from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import * as dropIn from "spawnhost/child_process";
 import { modes, hostFor, once, readAll } from "./support/modes.js";
 import { openSockets } from "./support/procfs.js";
+import { scratchDir } from "./support/scratch.js";
 
 const takesDescriptors = process.platform !== "win32" && process.env.SPAWNHOST_STREAMS !== "relay";
-const dir = mkdtempSync(join(tmpdir(), "spawnhost-given-"));
+const dir = scratchDir("spawnhost-given-");
 
 // Each face spawns synchronously-looking: `spawn` returns the child (awaited for hosts).
 const faces = [

@@ -5,14 +5,14 @@
 import { describe, test, after } from "node:test";
 import assert from "node:assert/strict";
 import * as childProcess from "node:child_process";
-import { existsSync, mkdtempSync } from "node:fs";
+import { existsSync } from "node:fs";
 import net from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import * as dropIn from "spawnhost/child_process";
 import { modes, hostFor, once, readAll } from "./support/modes.js";
 import { alive, openSockets, parentOf } from "./support/procfs.js";
+import { scratchDir } from "./support/scratch.js";
 
 const handsOver = modes().includes("helper") && process.platform !== "win32" && process.env.SPAWNHOST_STREAMS !== "relay";
 const skip = !handsOver && "the helper relays the streams here (SPAWNHOST_STREAMS=relay, or no helper mode)";
@@ -107,7 +107,7 @@ describe("stdio handed over to Node", { skip }, () => {
 
   test("a helper killed mid-stream loses no byte the child already wrote; the child ends and the host reports it", async () => {
     const host = hostFor("helper");
-    const dir = mkdtempSync(join(tmpdir(), "spawnhost-handover-"));
+    const dir = scratchDir("spawnhost-handover-");
     const written = join(dir, "written");
     const child = await host.spawn("sh", ["-c", 'head -c 100000 /dev/zero | tr "\\0" x; echo END; : > "$1"; exec sleep 60', "sh", written]);
     child.stdout.pause();

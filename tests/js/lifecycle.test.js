@@ -3,13 +3,14 @@
 import { describe, test, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { chmodSync, mkdtempSync, mkdirSync, writeFileSync, symlinkSync, existsSync, readFileSync, readdirSync } from "node:fs";
+import { chmodSync, mkdirSync, writeFileSync, symlinkSync, existsSync, readFileSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { fileURLToPath } from "node:url";
 import { ProcessHost, HelperExitedError, HelperVersionError, HostShutdownError } from "spawnhost";
 import { modes, hostFor, once, rejection } from "./support/modes.js";
 import { alive, helperPidsOf, waitUntilGone } from "./support/procfs.js";
 import { HOLD_WRITE_LEASE } from "./support/lease.js";
+import { scratchDir } from "./support/scratch.js";
 
 const fixture = (name) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
 // perl (in every Debian) holds a write lease (fcntl F_SETLEASE 1024, F_WRLCK 1) on
@@ -47,8 +48,8 @@ for (const mode of modes()) {
 
     test("removeTree deletes a tree, removes links without following them, and accepts a missing path", async () => {
       const host = hostFor(mode);
-      const root = mkdtempSync(`${tmpdir()}/spawnhost-rm-`);
-      const outside = mkdtempSync(`${tmpdir()}/spawnhost-keep-`);
+      const root = scratchDir("spawnhost-rm-");
+      const outside = scratchDir("spawnhost-keep-");
       writeFileSync(`${outside}/keep.txt`, "keep");
       mkdirSync(`${root}/a/b`, { recursive: true });
       writeFileSync(`${root}/a/b/file.txt`, "x");
@@ -92,7 +93,7 @@ if (modes().includes("helper")) {
     });
 
     test("after the helper died, the next call starts a fresh one", async () => {
-      const log = `${mkdtempSync(`${tmpdir()}/spawnhost-log-`)}/starts`;
+      const log = `${scratchDir("spawnhost-log-")}/starts`;
       process.env.FAKE_HELPER_LOG = log;
       try {
         const host = new ProcessHost({ helperPath: fixture("fake-helper-dies-on-request.mjs") });
@@ -160,7 +161,7 @@ if (modes().includes("helper")) {
     // calling thread's own deadline (timeout + 1 s), so only the helper's check can
     // keep it from starting.
     test("a launch still queued at its deadline never starts, and rejects with timedOut", async () => {
-      const dir = mkdtempSync(`${tmpdir()}/spawnhost-queued-`);
+      const dir = scratchDir("spawnhost-queued-");
       const blocker = `${dir}/blocker.sh`;
       const marker = `${dir}/started`;
       writeFileSync(blocker, "#!/bin/sh\nexit 0\n");

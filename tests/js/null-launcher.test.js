@@ -2,12 +2,12 @@
 // answered without a process. It must be off unless asked for, and do nothing when on.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync } from "node:fs";
 import { modes, hostFor } from "./support/modes.js";
+import { scratchDir } from "./support/scratch.js";
 
 if (modes().includes("helper")) {
-  const marker = () => `${mkdtempSync(`${tmpdir()}/spawnhost-null-`)}/ran`;
+  const marker = () => `${scratchDir("spawnhost-null-")}/ran`;
 
   test("without SPAWNHOST_HELPER_NULL_LAUNCHER, launches create processes", async () => {
     const path = marker();

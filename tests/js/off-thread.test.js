@@ -5,12 +5,12 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { modes } from "./support/modes.js";
+import { scratchDir } from "./support/scratch.js";
 
 const run = promisify(execFile);
 const burst = fileURLToPath(new URL("../fixtures/launch-burst.mjs", import.meta.url));
@@ -21,7 +21,7 @@ const LAUNCHES = 16;
  * processes its threads created; plus Node's pid.
  */
 async function creationsUnderStrace(mode) {
-  const log = join(mkdtempSync(join(tmpdir(), "spawnhost-strace-")), "trace");
+  const log = join(scratchDir("spawnhost-strace-"), "trace");
   const { stdout } = await run("strace", [
     "-f", "-qq", "-e", "trace=clone,clone3,fork,vfork", "-e", "signal=none", "-o", log,
     process.execPath, burst, mode, String(LAUNCHES),

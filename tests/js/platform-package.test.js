@@ -2,11 +2,11 @@
 // not: each case builds the node_modules a user would have, in a temporary directory.
 import { test, describe, after } from "node:test";
 import assert from "node:assert/strict";
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { findPlatformHelper, platformPackageName, PLATFORM_PACKAGES, helperInPackage } from "../../js/src/helper/platform-package.js";
+import { scratchDir } from "./support/scratch.js";
 
 const VERSION = createRequire(import.meta.url)("../../js/package.json").version;
 const roots = [];
@@ -18,7 +18,7 @@ after(() => roots.forEach((root) => rmSync(root, { recursive: true, force: true 
  * @returns {(request: string) => string} module resolution from inside the project
  */
 function project(packages) {
-  const root = mkdtempSync(join(tmpdir(), "spawnhost-platform-"));
+  const root = scratchDir("spawnhost-platform-");
   roots.push(root);
   for (const [key, { version = VERSION, mode = 0o755, binary = true }] of Object.entries(packages)) {
     const dir = join(root, "node_modules", PLATFORM_PACKAGES[key]);

@@ -5,11 +5,11 @@
 import { describe, test, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFile as cpExecFile } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { promisify, types } from "node:util";
 import { modes, hostFor } from "./support/modes.js";
 import { readProcessEnv } from "../../js/src/core/process-env.js";
+import { scratchDir } from "./support/scratch.js";
 
 const cpExec = promisify(cpExecFile);
 const printX = ["-c", "printf %s \"${SPAWNHOST_T_X-unset}\""];
@@ -59,7 +59,7 @@ for (const mode of modes()) {
       });
 
       test("process.loadEnvFile() is seen", { skip: typeof process.loadEnvFile !== "function" && "no process.loadEnvFile" }, async () => {
-        const file = `${mkdtempSync(`${tmpdir()}/spawnhost-env-`)}/.env`;
+        const file = `${scratchDir("spawnhost-env-")}/.env`;
         writeFileSync(file, "SPAWNHOST_T_X=from-file\n");
         await x(); // the env as it was has been read (and, with trackEnv, is cached)
         process.loadEnvFile(file);

@@ -13,16 +13,16 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { modes } from "./support/modes.js";
+import { scratchDir } from "./support/scratch.js";
 
 const run = promisify(execFile);
 const fixture = (name) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
-const dir = mkdtempSync(join(tmpdir(), "spawnhost-pollution-"));
+const dir = scratchDir("spawnhost-pollution-");
 process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
 writeFileSync(join(dir, "evil.sh"), "#!/bin/sh\necho EVIL\n");
 chmodSync(join(dir, "evil.sh"), 0o755);

@@ -2,11 +2,11 @@
 // promise; the README's `npm run build` lines do what it says of them.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { scratchDir } from "./support/scratch.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 // The README and the user docs: every ```js block is a complete program.
@@ -44,7 +44,7 @@ test("the README shows npm run build with and without SPAWNHOST_REGISTER_CHILDRE
 for (const line of npmLines) {
   const passedOn = line.startsWith("SPAWNHOST_REGISTER_CHILDREN=1 ");
   test(`README: ${line} launches the build script through the helper, and ${passedOn ? "the build's own launches too" : "not the build's own launches"}`, () => {
-    const project = mkdtempSync(join(tmpdir(), "spawnhost-npm-"));
+    const project = scratchDir("spawnhost-npm-");
     try {
       mkdirSync(join(project, "node_modules"));
       symlinkSync(join(root, "js"), join(project, "node_modules", "spawnhost"));

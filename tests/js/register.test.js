@@ -5,11 +5,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { promisify } from "node:util";
 import { fileURLToPath } from "node:url";
 import { ownsForkChannels } from "../../js/src/helper/process.js";
+import { scratchDir } from "./support/scratch.js";
 
 const run = promisify(execFile);
 const fixture = (name) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url));
@@ -95,7 +95,7 @@ test("import \"spawnhost/register\" as an entry file's first line works", async 
 
 test("without a helper for the platform, register leaves child_process alone and warns once", async () => {
   // An installed copy without its platform package, outside this repository.
-  const project = mkdtempSync(`${tmpdir()}/spawnhost-register-`);
+  const project = scratchDir("spawnhost-register-");
   mkdirSync(`${project}/node_modules/@msgpack`, { recursive: true });
   cpSync(`${repository}/js/package.json`, `${project}/node_modules/spawnhost/package.json`);
   cpSync(`${repository}/js/src`, `${project}/node_modules/spawnhost/src`, { recursive: true });

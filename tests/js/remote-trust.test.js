@@ -5,13 +5,13 @@
 // one. Through a local argv transport (sh), as docker/kubectl exec -i would run it.
 import { describe, test, after } from "node:test";
 import assert from "node:assert/strict";
-import { chmodSync, chownSync, copyFileSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, chownSync, copyFileSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ProcessHost, HelperExitedError } from "spawnhost";
 import { modes, rejection } from "./support/modes.js";
 import { fileDigest } from "../../js/src/helper/bootstrap.js";
 import { locateHelper } from "../../js/src/helper/locate.js";
+import { scratchDir } from "./support/scratch.js";
 
 const HELPER = modes().includes("helper") ? locateHelper() : undefined;
 const VERSION = JSON.parse(readFileSync(new URL("../../js/package.json", import.meta.url))).version;
@@ -21,7 +21,7 @@ const skip = !modes().includes("helper") ? "SPAWNHOST_TEST_MODES has no helper m
   : process.getuid?.() !== 0 ? "giving a file to another user (chown) needs root" : false;
 
 describe("remote cache trust", { skip }, () => {
-  const root = skip ? "" : mkdtempSync(join(tmpdir(), "spawnhost-trust-"));
+  const root = skip ? "" : scratchDir("spawnhost-trust-");
   after(() => { if (root) rmSync(root, { recursive: true, force: true }); });
   let count = 0;
   /** A fresh cache dir (0700, ours) and the helper directory the bootstrap will use in it. */

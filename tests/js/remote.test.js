@@ -4,14 +4,14 @@
 // The "remote" is this machine, so the tests can check its processes and files directly.
 import { describe, test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ProcessHost, HelperExitedError } from "spawnhost";
 import { modes, once, rejection } from "./support/modes.js";
 import { sshdUnavailable, startSshd } from "./support/sshd.js";
 import { fileDigest } from "../../js/src/helper/bootstrap.js";
 import { locateHelper } from "../../js/src/helper/locate.js";
+import { scratchDir } from "./support/scratch.js";
 
 const unavailable = !modes().includes("helper") ? "SPAWNHOST_TEST_MODES has no helper mode" : sshdUnavailable();
 if (unavailable && process.env.CI === "true" && modes().includes("helper")) {
@@ -185,7 +185,7 @@ describe("the bootstrap", { skip: unavailable ?? false }, () => {
 // argv (as docker/podman/kubectl exec -i do), and one that starts the helper itself.
 describe("argv-style and bootstrap-less transports", { skip: modes().includes("helper") ? false : "SPAWNHOST_TEST_MODES has no helper mode" }, () => {
   test("an argv transport (sh -c '\"$@\"', as exec -i) runs the bootstrap and the helper", async () => {
-    const cacheDir = mkdtempSync(join(tmpdir(), "spawnhost-argv-"));
+    const cacheDir = scratchDir("spawnhost-argv-");
     try {
       const host = new ProcessHost({ transport: { command: "sh", args: ["-c", "\"$@\"", "sh"], cacheDir, name: "local sh" } });
       const info = await host.info();

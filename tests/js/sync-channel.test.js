@@ -3,16 +3,17 @@
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { ProcessHost } from "spawnhost";
 import { locateHelper } from "../../js/src/helper/locate.js";
+import { scratchDir } from "./support/scratch.js";
 
 const fixture = (name) => new URL(`../fixtures/${name}`, import.meta.url).pathname;
 const realHelper = locateHelper();
 process.env.SPAWNHOST_REAL_HELPER = realHelper;
-const scratch = mkdtempSync(join(tmpdir(), "spawnhost-sync-channel-test-"));
+const scratch = scratchDir("spawnhost-sync-channel-test-");
 after(() => rmSync(scratch, { recursive: true, force: true }));
 
 /** A normalized spawnSync request, as the face builds it. */
@@ -65,7 +66,7 @@ function unusableTmpdirs() {
 
 test("another local user cannot reach the sync channel through a shared TMPDIR", { skip: process.getuid?.() !== 0 && "needs root (the attacker runs as uid 65534)" }, async () => {
   // A shared TMPDIR without the sticky bit: anyone may rename what is in it.
-  const shared = mkdtempSync(join(tmpdir(), "spawnhost-shared-tmp-"));
+  const shared = scratchDir("spawnhost-shared-tmp-");
   chmodSync(shared, 0o777);
   const attacker = spawn(nodeOthersCanRun(), [fixture("sync-attacker.mjs"), shared, "s3cr3t-in-env"], {
     uid: 65534, gid: 65534, stdio: ["ignore", "pipe", "inherit"],

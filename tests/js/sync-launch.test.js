@@ -3,16 +3,16 @@
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync, spawn } from "node:child_process";
-import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, writeFileSync } from "node:fs";
 import { hostFor } from "./support/modes.js";
 import { ProcessHost } from "spawnhost";
 import { locateHelper } from "../../js/src/helper/locate.js";
+import { scratchDir } from "./support/scratch.js";
 
 const host = hostFor("helper");
 after(() => host.shutdown());
 
-const scratch = mkdtempSync(`${tmpdir()}/spawnhost-sync-test-`);
+const scratch = scratchDir("spawnhost-sync-test-");
 writeFileSync(`${scratch}/not-executable.sh`, "#!/bin/sh\necho no\n");
 chmodSync(`${scratch}/not-executable.sh`, 0o644);
 const allBytes = Array.from({ length: 256 }, (_, i) => `\\${i.toString(8).padStart(3, "0")}`).join("");

@@ -3,11 +3,11 @@
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { readFileSync, readdirSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, readdirSync } from "node:fs";
 import { HelperBackend } from "../../js/src/host/backend-helper.js";
 import { normalizeSpawnRequest } from "../../js/src/core/options.js";
 import { locateHelper } from "../../js/src/helper/locate.js";
+import { scratchDir } from "./support/scratch.js";
 
 const backends = [];
 after(() => Promise.all(backends.map((backend) => backend.shutdown())));
@@ -94,7 +94,7 @@ test("with the main socket too full to flush, the pid stays undefined instead of
 });
 
 test("spawnSync and early pids create processes only on the helper's threads", { skip: !hasStrace() && "strace is not installed" }, () => {
-  const dir = mkdtempSync(`${tmpdir()}/spawnhost-strace-`);
+  const dir = scratchDir("spawnhost-strace-");
   const script = `
     import { HelperBackend } from ${JSON.stringify(new URL("../../js/src/host/backend-helper.js", import.meta.url).href)};
     import { normalizeSpawnRequest } from ${JSON.stringify(new URL("../../js/src/core/options.js", import.meta.url).href)};

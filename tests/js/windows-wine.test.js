@@ -5,12 +5,12 @@
 // in its own step, bash scripts/test-windows); with it, a missing wine or .exe fails.
 import { strict as assert } from "node:assert";
 import { spawn, spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { ProcessHost } from "spawnhost";
 import { once, readAll } from "./support/modes.js";
+import { scratchDir } from "./support/scratch.js";
 
 const root = resolve(import.meta.dirname, "../..");
 const helperExe = process.env.SPAWNHOST_WIN_HELPER ?? join(root, "build-win32-x64/spawnhost-helper.exe");
@@ -50,7 +50,7 @@ describe("Windows helper under wine", { skip: skip || (missing !== null && "see 
   before(() => {
     process.env.SPAWNHOST_WINE_HELPER = helperExe;
     host = new ProcessHost({ helperPath: wrapper, helperPlatform: "win32", fallback: "error", maxLaunchThreads: 4 });
-    scratch = mkdtempSync(join(tmpdir(), "spawnhost-wine-"));
+    scratch = scratchDir("spawnhost-wine-");
   });
   after(async () => {
     await host?.shutdown();

@@ -4,10 +4,10 @@
 // `input` is written to stdin and ended (for node:child_process through the child).
 // `helperDiffers` turns child_process's result into what helper mode must give where
 // the README documents an intended difference.
-import { mkdtempSync, writeFileSync, chmodSync, mkdirSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync, chmodSync, mkdirSync } from "node:fs";
+import { scratchDir } from "./scratch.js";
 
-const scratch = mkdtempSync(`${tmpdir()}/spawnhost-diff-`);
+const scratch = scratchDir("spawnhost-diff-");
 writeFileSync(`${scratch}/not-executable.sh`, "#!/bin/sh\necho no\n");
 writeFileSync(`${scratch}/script.sh`, "#!/bin/sh\necho \"script $1\"\n");
 chmodSync(`${scratch}/script.sh`, 0o755);

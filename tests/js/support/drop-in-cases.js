@@ -1,10 +1,10 @@
 // Tables for the drop-in differential suite: sync calls, and invalid calls that
 // node:child_process rejects synchronously. `args` is a function: some hold values
 // that must be fresh per run.
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
+import { scratchDir } from "./scratch.js";
 
-const scratch = mkdtempSync(`${tmpdir()}/spawnhost-dropin-`);
+const scratch = scratchDir("spawnhost-dropin-");
 writeFileSync(`${scratch}/file`, "");
 
 /** @type {{ name: string, run: "spawnSync"|"execSync"|"execFileSync", args: () => unknown[] }[]} */

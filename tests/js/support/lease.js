@@ -2,9 +2,9 @@
 // F_SETLEASE) makes exec's open of it wait until the holder lets go (or the kernel's
 // lease-break time passes), so a launch is deterministically in progress, not queued.
 import { spawn } from "node:child_process";
-import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, writeFileSync } from "node:fs";
 import { once } from "./modes.js";
+import { scratchDir } from "./scratch.js";
 
 export const HOLD_WRITE_LEASE = '$SIG{IO} = "IGNORE"; open(my $f, "<", $ARGV[0]) or die "open: $!"; fcntl($f, 1024, 1) or die "lease: $!"; $| = 1; print "held\\n"; select(undef, undef, undef, $ARGV[1] // 120)';
 
@@ -15,7 +15,7 @@ export const HOLD_WRITE_LEASE = '$SIG{IO} = "IGNORE"; open(my $f, "<", $ARGV[0])
  *   once the lease is held
  */
 export async function leasedProgram(seconds, body = "exit 0") {
-  const dir = mkdtempSync(`${tmpdir()}/spawnhost-leased-`);
+  const dir = scratchDir("spawnhost-leased-");
   const program = `${dir}/blocker.sh`;
   writeFileSync(program, `#!/bin/sh\n${body}\n`);
   chmodSync(program, 0o755);

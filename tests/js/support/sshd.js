@@ -7,10 +7,10 @@
 // because the temp dir sits under the world-writable /tmp. The server sets
 // XDG_CACHE_HOME for its sessions, so the bootstrap's cache lands in the temp dir.
 import { spawn, spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { scratchDir } from "./scratch.js";
 
 const SSHD = "/usr/sbin/sshd";
 
@@ -60,7 +60,7 @@ async function freePort() {
  * that does the same for code that takes only a command.
  */
 export async function startSshd() {
-  const dir = mkdtempSync(join(tmpdir(), "spawnhost-sshd-"));
+  const dir = scratchDir("spawnhost-sshd-");
   chmodSync(dir, 0o755);
   if (process.getuid() === 0) mkdirSync("/run/sshd", { recursive: true, mode: 0o755 });
   const keygen = (file) => {
