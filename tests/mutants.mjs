@@ -299,7 +299,7 @@ export const mutants = [
   {
     name: "fork channels relayed on Linux",
     breaks: "a fork's IPC channel goes through the helper again (four hops), and handles cannot cross it",
-    edits: [{ file: "js/src/helper/process.js", find: "  return platform === \"linux\" && NODE_MAJOR <= 26 && takesDescriptors(platform);", replace: "  return false;" }],
+    edits: [{ file: "js/src/helper/process.js", find: "  return (platform === \"linux\" || platform === \"darwin\") && NODE_MAJOR <= 26 && takesDescriptors(platform);", replace: "  return false;" }],
     tests: ["ipc-handles.test.js"],
     pattern: "arrives as a net.Socket; the parent's copy is closed after the ACK",
   },
@@ -382,7 +382,7 @@ export const mutants = [
   {
     name: "lean exec: no result frame asked for",
     breaks: "a plain execFile is answered with spawned, eof, eof and exit again: four frames, up to four wake-ups",
-    edits: [{ file: "js/src/launch/exec-call.js", find: "      options.result = resultHold(this.#request);\n", replace: "" }],
+    edits: [{ file: "js/src/launch/exec-call.js", find: "encodeRequestFrame(this.#id, this.#request, { result: resultHold(this.#request) })", replace: "encodeRequestFrame(this.#id, this.#request, {})" }],
     tests: ["exec-call-result.test.js"],
     pattern: "asks the helper for a result frame",
   },
