@@ -598,7 +598,7 @@ export const mutants = [
   {
     name: "a killed helper's channel socket file is left on disk",
     breaks: "the macOS kind of fork-channel listener leaves its directory in the temporary directory whenever the helper dies without ending",
-    edits: [{ file: "js/src/helper/process.js", find: "  if (channelName?.startsWith(\"/\")) child.once(\"exit\", () => rmSync(dirname(channelName), { recursive: true, force: true }));\n", replace: "" }],
+    edits: [{ file: "js/src/helper/process.js", find: "  if (listener?.dir) child.once(\"close\", () => rmSync(listener.dir, { recursive: true, force: true }));\n", replace: "" }],
     tests: ["fork-channel-listener.test.js"],
     pattern: "SIGKILL leaves no socket file",
   },

@@ -4,7 +4,7 @@
 import { randomBytes } from "node:crypto";
 import { fstatSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { createRequire } from "node:module";
 import { isMainThread } from "node:worker_threads";
 import { startTransport } from "./transport.js";
@@ -78,9 +78,12 @@ export function startHelper({ helperPath, launchThreads, graceMs, platform, tran
   }
   // Where forked children's channels connect, to be Node's own IPC pipes (launch/
   // node-channel.js). The helper takes connections from this process only.
-  const channelName = ipcFd >= 0 && ownsForkChannels(platform) ? channelListenerName(platform) : null;
-  if (channelName) args.push("--channel-name", channelName);
+  const listener = ipcFd >= 0 && ownsForkChannels(platform) ? channelListener(platform) : null;
+  if (listener) args.push("--channel-name", listener.name);
   const child = spawn(helperPath, args, { stdio, windowsHide: true, serialization: "json" });
+  // The helper removes a path's socket and directory as it ends; this covers one that
+  // was killed, or never started.
+  if (listener?.dir) child.once("close", () => rmSync(listener.dir, { recursive: true, force: true }));
   const syncSocket = syncFd >= 0 ? child.stdio[syncFd] ?? null : null;
   const input = leftParent ? child.stdio[6] : child.stdin;
   // Node's spawn goes through ChildProcess.prototype.spawn, which code may replace (a
@@ -90,9 +93,7 @@ export function startHelper({ helperPath, launchThreads, graceMs, platform, tran
     throw new HelperExitedError(`spawnhost helper ${helperPath} was started without its pipes (a replaced ChildProcess.prototype.spawn took them)`);
   }
   const handles = ipcFd >= 0 && child.channel ? new HandleInbox(child) : null;
-  if (handles && channelName) handles.channelListener = channelName.startsWith("/") ? channelName : `\0${channelName}`;
-  // The helper removes a path's socket and directory as it ends; this covers one killed.
-  if (channelName?.startsWith("/")) child.once("exit", () => rmSync(dirname(channelName), { recursive: true, force: true }));
+  if (handles && listener) handles.channelListener = listener.address;
   return { process: child, input, leftParent, syncSocket, bootstrap: null, label: helperPath, handles };
 }
 
@@ -122,23 +123,27 @@ export function ownsForkChannels(platform = process.platform) {
   return (platform === "linux" || platform === "darwin") && NODE_MAJOR <= 26 && takesDescriptors(platform);
 }
 
-// The listener's name: an abstract socket on Linux (nothing on disk to clean up), a
-// socket in a fresh directory of mode 0700 (only this user can even reach it) where
-// there are none: macOS, and Linux testing the macOS helper's code
-// (SPAWNHOST_HELPER_POSIX_SPAWN=1, as helper/orphan-guard.js). null: a path too long
-// for a socket address (104 bytes on macOS) or no directory for it: the channels relay.
-function channelListenerName(platform) {
+// The listener for forked children's channels: `name` for the helper's --channel-name,
+// `address` for Node to connect to, `dir` to remove where it is a file. An abstract
+// socket on Linux (nothing on disk to clean up); where there are none (macOS, and Linux
+// testing the macOS helper's code: SPAWNHOST_HELPER_POSIX_SPAWN=1, as
+// helper/orphan-guard.js), a socket in a fresh directory of mode 0700, which only this
+// user can even reach. null: a path too long for a socket address (104 bytes on macOS)
+// or no directory for it: the channels relay.
+function channelListener(platform) {
   if (platform === "linux" && process.env.SPAWNHOST_HELPER_POSIX_SPAWN !== "1") {
-    return `spawnhost-${process.pid}-${randomBytes(12).toString("hex")}`;
+    const name = `spawnhost-${process.pid}-${randomBytes(12).toString("hex")}`;
+    return { name, address: `\0${name}`, dir: null };
   }
-  let path;
+  let dir;
   try {
-    path = join(mkdtempSync(join(tmpdir(), "spawnhost-")), "channel");
+    dir = mkdtempSync(join(tmpdir(), "spawnhost-"));
   } catch {
     return null; // no temporary directory to use: the channels relay
   }
-  if (Buffer.byteLength(path) < 104) return path;
-  rmSync(dirname(path), { recursive: true, force: true });
+  const path = join(dir, "channel");
+  if (Buffer.byteLength(path) < 104) return { name: path, address: path, dir };
+  rmSync(dir, { recursive: true, force: true });
   return null;
 }
 

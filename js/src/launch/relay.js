@@ -62,7 +62,7 @@ export class LaunchRelay {
     return this.streams;
   }
 
-  /** The spawn request's options, with what this way of carrying the streams needs. */
+  /** The spawn options this way of carrying the streams adds to the request's. */
   spawnOptions() {
     return {};
   }

@@ -69,5 +69,5 @@ export function encodeSpawnFrame(id, file, args, options) {
  * hold) on top.
  */
 export function encodeRequestFrame(id, request, extra) {
-  return encodeSpawnFrame(id, request.spawnfile, request.spawnargs.slice(1), { ...spawnRequestOptions(request), ...extra });
+  return encodeSpawnFrame(id, request.spawnfile, request.spawnargs.slice(1), Object.assign(spawnRequestOptions(request), extra));
 }
