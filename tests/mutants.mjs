@@ -646,4 +646,13 @@ export const mutants = [
     tests: ["layout.test.js"],
     pattern: "over 400 lines",
   },
+  // The contract's last edges (issue 30).
+  {
+    name: "the drop-in child's settings read through Object.prototype",
+    breaks: "an inherited `timeout` kills the children of execFile and exec, which Node's execFile never times out",
+    edits: [{ file: "js/src/drop-in/child.js", find: "= { __proto__: null, ...how };", replace: "= how ?? {};" }],
+    tests: ["prototype-pollution.test.js"],
+    pattern: "timeout \\(one\\)",
+    modes: "inline,helper",
+  },
 ];

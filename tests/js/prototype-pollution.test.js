@@ -41,7 +41,7 @@ const KEYS = {
   stdio: ["ignore", "bogus"],
   windowsHide: ["yes"],
   windowsVerbatimArguments: ["yes"],
-  timeout: ["minus1"],
+  timeout: ["minus1", "one"],
   killSignal: ["SIGNOPE"],
   maxBuffer: ["one", "minus1"],
   // (encoding and signal: below, in the options layer only. Node's streams read both

@@ -46,8 +46,11 @@ export class DropInChildProcess extends EventEmitter {
    *   rather than by the launch, so they act as Node's do (on a process that exists);
    *   translateError: the object `error` listeners get (default: asNodeError)
    */
-  constructor(hostChild, launched, { ipc = false, signal, killSignal = "SIGTERM", timeout = 0, translateError = asNodeError } = {}) {
+  constructor(hostChild, launched, how) {
     super();
+    // Read from its own properties: execFile leaves `timeout` and `ipc` out, and an
+    // Object.prototype.timeout must not become the timer Node's execFile never sets.
+    const { ipc = false, signal, killSignal = "SIGTERM", timeout = 0, translateError = asNodeError } = { __proto__: null, ...how };
     this.#host = hostChild;
     this.#translateError = translateError;
     this.connected = false;
