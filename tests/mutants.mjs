@@ -655,4 +655,19 @@ export const mutants = [
     pattern: "timeout \\(one\\)",
     modes: "inline,helper",
   },
+  {
+    name: "a stdin destroyed before its descriptor drops its writes",
+    breaks: "`write(); destroy()` under the hand-over gives the child nothing, where Node's wrote it into the pipe",
+    edits: [{ file: "js/src/launch/handed-socket.js", find: "    if (bytes?.length > 0) writeThenClose(handle, bytes);\n", replace: "" }],
+    tests: ["child-streams.test.js"],
+    pattern: "before destroy",
+  },
+  {
+    name: "a relayed stdin's buffered writes dropped at destroy",
+    breaks: "writes queued behind one the helper has not taken yet are lost at destroy(), where Node's had written them",
+    edits: [{ file: "js/src/launch/streams.js", find: "      if (!this.#closed) for (const bytes of queuedWrites(this)) this.#sendBytes(bytes, () => {});\n", replace: "" }],
+    tests: ["child-streams.test.js"],
+    pattern: "before destroy",
+    env: { SPAWNHOST_STREAMS: "relay" },
+  },
 ];

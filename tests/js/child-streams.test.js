@@ -71,6 +71,32 @@ for (const face of faces) {
       assert.deepEqual(ended, [0, null]);
     });
 
+    // Node's stdin writes each write() into the pipe inside the call, so destroy() then
+    // drops nothing of it; here the writes may still wait for the process (the socket
+    // for its descriptor, the relay for the helper), and must still reach the child.
+    test("what stdin was asked to write before destroy() reaches the child, as with node:child_process", async () => {
+      const cases = {
+        "write, destroy": (stdin) => { stdin.write("hello"); stdin.destroy(); },
+        "three writes, destroy": (stdin) => { stdin.write("h"); stdin.write(Buffer.from("el")); stdin.write("6c6f", "hex"); stdin.destroy(); },
+        "end, destroy": (stdin) => { stdin.end("hello"); stdin.destroy(); },
+        "write, end, destroy": (stdin) => { stdin.write("hel"); stdin.end("lo"); stdin.destroy(); },
+        // What cork() held back is the one part Node drops.
+        "write, cork, write, destroy": (stdin) => { stdin.write("hel"); stdin.cork(); stdin.write("lo"); stdin.destroy(); },
+      };
+      const received = async (child, act) => {
+        let out = "";
+        child.stdout.on("data", (chunk) => { out += chunk; });
+        child.stdin.on("error", () => {});
+        act(child.stdin);
+        const [code] = await once(child, "close");
+        return `${code}:${out}`;
+      };
+      for (const [name, act] of Object.entries(cases)) {
+        const node = await received(childProcess.spawn("cat"), act);
+        assert.equal(await received(await face.spawn("cat", [], {}), act), node, name);
+      }
+    });
+
     test("stdin is writable and not readable, stdout and stderr readable, as child_process's sockets", async () => {
       const node = childProcess.spawn("cat");
       const nodeClosed = once(node, "close");

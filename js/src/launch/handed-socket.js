@@ -8,6 +8,7 @@
 // imported.
 import net from "node:net";
 import { USED_AS_STDIO } from "../core/stdio-streams.js";
+import { queuedWrites, trackCork } from "./early-writes.js";
 
 // PipeConstants.SOCKET: a Pipe for a stream, not a server or an IPC channel.
 const PIPE_SOCKET = 0;
@@ -30,7 +31,35 @@ export function pendingSocket(Pipe, readable) {
   const socket = new net.Socket({ handle: new Pipe(PIPE_SOCKET), readable, manualStart: true });
   socket.connecting = true;
   pending.add(socket);
+  if (!readable) keepWritesPastDestroy(socket);
   return socket;
+}
+
+/** Bytes a stdin destroyed while pending still owes its child (early-writes.js). */
+const owed = new WeakMap();
+
+// A stdin destroyed before its descriptor came: what it was asked to write (its first
+// write held by net.Socket's connecting state, the rest buffered) is kept for the
+// descriptor, as Node's own stdin had written it into the pipe before destroy().
+function keepWritesPastDestroy(socket) {
+  trackCork(socket);
+  socket._destroy = function (error, callback) {
+    if (pending.has(this)) {
+      const first = this._pendingData == null ? [] : [{ chunk: this._pendingData, encoding: this._pendingEncoding }];
+      owed.set(this, queuedWrites(this, first));
+    }
+    return net.Socket.prototype._destroy.call(this, error, callback);
+  };
+}
+
+// Node's write into a pipe goes to the kernel inside the call, and its destroy() then
+// closes the pipe: what the kernel took reaches the child, the rest is dropped. A
+// socket of Node's on the descriptor does the same here (libuv tries the write at once).
+function writeThenClose(handle, bytes) {
+  const socket = new net.Socket({ handle, readable: false });
+  socket.on("error", () => {});
+  socket.write(Buffer.concat(bytes));
+  socket.destroy();
 }
 
 /**
@@ -43,9 +72,12 @@ export function adopt(socket, handle, readable, scope) {
   pending.delete(socket);
   const placeholder = socket._handle;
   if (socket.destroyed || !placeholder) {
-    handle.close();
+    const bytes = owed.get(socket);
+    if (bytes?.length > 0) writeThenClose(handle, bytes);
+    else handle.close();
     return;
   }
+  delete socket._destroy;
   const owner = Object.getOwnPropertySymbols(placeholder).find((symbol) => symbol.description === "owner_symbol");
   handle[owner] = socket;
   // Node made the handle in its IPC channel's read: its reads run in the launching

@@ -5,6 +5,7 @@ import { Readable, Writable } from "node:stream";
 import { MAX_DATA_CHUNK } from "../protocol/generated.js";
 import { errnoError } from "../core/errors.js";
 import { OUTPUT_CREDIT } from "../protocol/spawn-request.js";
+import { queuedWrites, trackCork } from "./early-writes.js";
 
 // Every credit grant and every acknowledgement is a message that wakes the other
 // side, which costs a context switch on a busy machine: windows of 64 KiB capped
@@ -76,6 +77,7 @@ export class HelperInput extends Writable {
     super();
     this.#send = send;
     this.#end = end;
+    trackCork(this);
   }
 
   /** Node's stdin is a socket that says readable: false (test-child-process-stdin.js checks it). */
@@ -96,15 +98,19 @@ export class HelperInput extends Writable {
       else this.#waiting = callback;
     };
     try {
-      for (let offset = 0; offset < chunk.length; offset += MAX_DATA_CHUNK) {
-        const last = offset + MAX_DATA_CHUNK >= chunk.length;
-        this.#send(chunk.subarray(offset, offset + MAX_DATA_CHUNK), last ? flushed : () => {});
-      }
+      this.#sendBytes(chunk, flushed);
     } catch (error) {
       callback(error);
       return;
     }
     this.#inFlight += chunk.length;
+  }
+
+  #sendBytes(chunk, flushed) {
+    for (let offset = 0; offset < chunk.length; offset += MAX_DATA_CHUNK) {
+      const last = offset + MAX_DATA_CHUNK >= chunk.length;
+      this.#send(chunk.subarray(offset, offset + MAX_DATA_CHUNK), last ? flushed : () => {});
+    }
   }
 
   _final(callback) {
@@ -117,10 +123,13 @@ export class HelperInput extends Writable {
   }
 
   // As destroying Node's socket closes the pipe: the child reads EOF (a `cat` ends)
-  // instead of waiting for input that will never come.
+  // instead of waiting for input that will never come. The writes still buffered behind
+  // one the helper has not taken yet go first: Node's socket had written them into the
+  // pipe inside each write() (early-writes.js). Copies: their callbacks fail now.
   _destroy(error, callback) {
     this.#waiting = null;
     try {
+      if (!this.#closed) for (const bytes of queuedWrites(this)) this.#sendBytes(bytes, () => {});
       this.#closeInput();
     } catch { /* the helper is gone: so is the pipe */ }
     callback(error);
