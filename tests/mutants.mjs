@@ -658,7 +658,7 @@ export const mutants = [
   {
     name: "a stdin destroyed before its descriptor drops its writes",
     breaks: "`write(); destroy()` under the hand-over gives the child nothing, where Node's wrote it into the pipe",
-    edits: [{ file: "js/src/launch/handed-socket.js", find: "    if (bytes?.length > 0) writeThenClose(handle, bytes);\n", replace: "" }],
+    edits: [{ file: "js/src/launch/handed-socket.js", find: "if (bytes?.length > 0) writeThenClose(handle, bytes);", replace: "if (bytes?.length > 0) handle.close();" }],
     tests: ["child-streams.test.js"],
     pattern: "before destroy",
   },
@@ -669,5 +669,19 @@ export const mutants = [
     tests: ["child-streams.test.js"],
     pattern: "before destroy",
     env: { SPAWNHOST_STREAMS: "relay" },
+  },
+  {
+    name: "a blocking call waits out a stopped helper past its timeout",
+    breaks: "execFileSync with a timeout, its helper stopped, ends only when the helper is judged hung, with HelperExitedError, not at its timeout with ETIMEDOUT",
+    edits: [{ file: "js/src/sync/channel.js", find: "if (late && now - this.#pingSentAt >= quietMs) return GAVE_UP;", replace: "" }],
+    tests: ["sync-channel.test.js"],
+    pattern: "stopped helper holds no execFileSync",
+  },
+  {
+    name: "the blocking call after a stopped helper fails",
+    breaks: "the call after one that gave up on a stopped helper throws HelperExitedError instead of running on a fresh helper",
+    edits: [{ file: "js/src/host/backend-helper.js", find: "if (!error?.hung) throw error;", replace: "throw error;" }],
+    tests: ["sync-channel.test.js"],
+    pattern: "stopped helper holds no execFileSync",
   },
 ];

@@ -134,23 +134,58 @@ test("a helper that exits right after its hello fails the blocking call instead 
   assert.equal(run.stdout.trim(), "threw HelperExitedError");
 });
 
-test("a stopped helper cannot hold a call with a timeout: the call fails as hung", async () => {
-  const host = new ProcessHost({ fallback: "error", helperTimeoutMs: 300 });
-  const { helperPid } = await host.info();
-  // Stops the helper while the call waits; continues it much later, in case it was
-  // not killed.
-  const stopper = spawn("sh", ["-c", `sleep 0.3; kill -STOP ${helperPid}; sleep 8; kill -CONT ${helperPid}`], { stdio: "ignore" });
-  try {
-    assert.throws(() => host._spawnSync(syncRequest("sleep", ["2"], { timeout: 1000 })), (error) => {
-      assert.equal(error.hung, true, error.message);
-      assert.match(error.message, /stopped answering during a synchronous call/);
-      return true;
+// Issue 30: the call's own timeout bounds it, as it bounds Node's, whatever the helper
+// does. The helper is stopped 0.5 s into a call with a 1 s timeout (it then neither kills
+// the child nor answers); its liveness limit is 3 s, so an end before then is the
+// timeout's doing.
+test("a stopped helper holds no execFileSync past its timeout: Node's ETIMEDOUT, the child ended, the next call on a fresh helper", () => {
+  const run = runNode(`
+    import * as nodeChildProcess from "node:child_process";
+    import { readFileSync } from "node:fs";
+    import { configure, execFileSync } from "spawnhost/child_process";
+    import { sharedHost } from "./js/src/drop-in/shared-host.js";
+    configure({ helperTimeoutMs: 3000 });
+    const shape = (error) => ({
+      keys: Object.keys(error), name: error.name, message: error.message, code: error.code, errno: error.errno,
+      syscall: error.syscall, path: error.path, spawnargs: error.spawnargs, status: error.status, signal: error.signal,
+      stdout: String(error.stdout), stderr: String(error.stderr), output: String(error.output),
     });
-  } finally {
+    const call = (execFileSync) => {
+      const started = performance.now();
+      try {
+        execFileSync("sh", ["-c", "echo before; exec sleep 2"], { timeout: 1000, stdio: "pipe" });
+        return { returned: true };
+      } catch (error) {
+        return { ms: performance.now() - started, shape: shape(error), pid: error.pid };
+      }
+    };
+    const node = call(nodeChildProcess.execFileSync);
+    const { helperPid } = await sharedHost().info();
+    const stopper = nodeChildProcess.spawn("sh", ["-c", "sleep 0.5; kill -STOP " + helperPid + "; sleep 20; kill -CONT " + helperPid], { stdio: "ignore" });
+    const ours = call(execFileSync);
+    // Ended: a zombie of the stopped helper (which cannot reap it), or gone, once the
+    // signal has been delivered.
+    let childState;
+    for (let tries = 0; tries < 40 && childState !== "Z" && childState !== "gone"; tries++) {
+      if (tries > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+      try { childState = readFileSync("/proc/" + ours.pid + "/stat", "utf8").split(") ")[1][0]; } catch { childState = "gone"; }
+    }
+    const next = String(execFileSync("echo", ["next"])).trim();
+    const { helperPid: nextHelperPid } = await sharedHost().info();
     stopper.kill("SIGKILL");
-    try { process.kill(helperPid, "SIGCONT"); } catch { /* killed, as it should be */ }
-    await host.shutdown().catch(() => {});
-  }
+    try { process.kill(helperPid, "SIGCONT"); } catch {}
+    console.log(JSON.stringify({ node, ours, childState, next, freshHelper: nextHelperPid !== helperPid && nextHelperPid > 0 }));
+    process.exit(0);
+  `, { timeout: 30_000 });
+  assert.equal(run.signal, null, `it was still blocked when killed; stderr: ${run.stderr}`);
+  const { node, ours, childState, next, freshHelper } = JSON.parse(run.stdout.trim().split("\n").at(-1));
+  assert.equal(ours.returned, undefined, "the call threw");
+  assert.deepEqual(ours.shape, node.shape);
+  assert.equal(ours.shape.code, "ETIMEDOUT");
+  assert.ok(ours.ms < 3000, `ended ${Math.round(ours.ms)} ms after the call, by the helper's liveness limit (3 s), not its own timeout`);
+  assert.match(childState, /^(Z|gone)$/, "the child was ended");
+  assert.equal(next, "next");
+  assert.ok(freshHelper, "the next call ran on a fresh helper");
 });
 
 test("a stopped helper cannot hold a call without a timeout either", async () => {

@@ -62,7 +62,15 @@ export class HelperBackend {
    * @returns {import("../sync/launch.js").SyncResult}
    */
   spawnSync(request) {
-    const sync = this.#currentChannel().syncChannel();
+    let sync;
+    try {
+      sync = this.#currentChannel().syncChannel();
+    } catch (error) {
+      // Found hung before anything of this call was sent (an earlier call gave up on it
+      // at its timeout, docs/sync.md): it was killed, and the call goes to a fresh one.
+      if (!error?.hung) throw error;
+      sync = this.#currentChannel().syncChannel();
+    }
     return sync ? spawnSyncThroughHelper(sync, request) : spawnSyncInline(request);
   }
 

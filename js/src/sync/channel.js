@@ -19,7 +19,12 @@ const MAX_ID = 0xffffffff;
 const MIN_STEP_MS = 0.05;
 const MAX_STEP_MS = 20;
 const STEP_FRACTION = 1 / 8;
+// Past a call's own timeout the helper should be ending its child: a live one answers a
+// ping within a few ms, so one silent this long after it is given up on (the call ends
+// the child itself), though the helper is judged hung only by answerMs (liveness.js).
+export const LATE_ANSWER_MS = 100;
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
+const GAVE_UP = Symbol("gave up on the helper");
 
 /**
  * What a fault on the channel means for its helper: "dead" (its end of the socket
@@ -86,6 +91,10 @@ export class SyncChannel {
   open() {
     if (this.#broken) throw this.#broken;
     if (!this.#helloChecked) this.#checkHello();
+    // A call that gave up on the helper at its timeout left a ping unanswered: the
+    // helper answers it (within answerMs of its sending) before it gets more work, or
+    // is hung (killed), and the caller may go to a fresh one, nothing sent yet.
+    if (this.#pingSentAt !== null) this.#nextFrame(() => this.#hungAfterPing(performance.now()), () => this.#pingSentAt === null);
   }
 
   /** A fresh id for a request on this channel (its own id space, never 0). */
@@ -111,26 +120,30 @@ export class SyncChannel {
 
   /**
    * Waits for the helper's next message. The helper must stay alive meanwhile: after
-   * answerMs of silence it is asked for a pong, which must come within answerMs; with
-   * `wait.probeAt` (a performance.now() time: the call's own timeout) it is asked then
-   * too, once. Throws when the helper is gone, hung or broke the protocol; the channel
-   * is then unusable, and its owner was told (onFault).
-   * @param {{ probeAt?: number }} [wait]
-   * @returns {{ name: string, values: unknown[] }}
+   * answerMs of silence it is asked for a pong, which must come within answerMs. From
+   * `deadline` on (a performance.now() time: the call's own timeout) the helper should
+   * be ending the child: it is asked as soon as it has been silent LATE_ANSWER_MS, and
+   * when that ping goes unanswered as long, the wait ends with null (the caller ends
+   * the call; the ping stays owed, for the next call's open()). Throws when the helper
+   * is gone, hung or broke the protocol; the channel is then unusable, and its owner
+   * was told (onFault).
+   * @param {{ deadline?: number }} [wait]
+   * @returns {{ name: string, values: unknown[] } | null}
    */
   receive(wait = {}) {
     if (this.#broken) throw this.#broken;
     const message = this.#nextFrame((now) => {
+      const late = now >= (wait.deadline ?? Infinity);
+      const quietMs = late ? Math.min(LATE_ANSWER_MS, this.#answerMs) : this.#answerMs;
       if (this.#pingSentAt !== null) {
-        if (now - this.#pingSentAt >= this.#answerMs) {
-          throw this.#fault("hung", `it did not answer on its sync channel within ${this.#answerMs} ms`);
-        }
-      } else if (now - this.#lastHeard >= this.#answerMs || now >= (wait.probeAt ?? Infinity)) {
-        wait.probeAt = Infinity;
+        if (late && now - this.#pingSentAt >= quietMs) return GAVE_UP;
+        this.#hungAfterPing(now);
+      } else if (now - this.#lastHeard >= quietMs) {
         this.#pingSentAt = now;
         this.#writeAll(encodeFrame("ping", [0]));
       }
     });
+    if (message === GAVE_UP) return null;
     if (message.name === "error" && message.values[1]) {
       throw this.#fault("broken", `it reported a fatal error on its sync channel: ${message.values[2]}`);
     }
@@ -145,20 +158,28 @@ export class SyncChannel {
     this.#socket = null;
   }
 
-  // The next frame the helper sent: reads what the socket holds and, while nothing came,
-  // lets `idle(now)` ping or give up (it throws), then sleeps a share of the time waited.
-  #nextFrame(idle) {
+  #hungAfterPing(now) {
+    if (now - this.#pingSentAt >= this.#answerMs) {
+      throw this.#fault("hung", `it did not answer on its sync channel within ${this.#answerMs} ms`);
+    }
+  }
+
+  // The next frame the helper sent (or, with `done`, nothing once done() holds): reads
+  // what the socket holds and, while nothing came, lets `idle(now)` ping or give up (it
+  // throws, or returns what the wait ends with), then sleeps a share of the time waited.
+  #nextFrame(idle, done) {
     let idleFrom = performance.now();
-    while (this.#pending.length === 0) {
+    while (done ? !done() : this.#pending.length === 0) {
       if (this.#pump()) {
         idleFrom = performance.now();
         continue;
       }
       const now = performance.now();
-      idle(now);
+      const ended = idle(now);
+      if (ended !== undefined) return ended;
       pause(now - idleFrom);
     }
-    return this.#pending.shift();
+    return done ? undefined : this.#pending.shift();
   }
 
   #checkHello() {

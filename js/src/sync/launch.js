@@ -83,10 +83,12 @@ export function spawnSyncThroughHelper(sync, request) {
   // Past maxBuffer, output that was already on its way is dropped, as Node stops reading.
   let discarding = false;
   // The helper must answer soon after the call's own timeout (it kills the child then):
-  // it is asked then whether it is alive, so a stopped one cannot hold the call.
-  const wait = { probeAt: request.timeout > 0 ? performance.now() + request.timeout : Infinity };
+  // one that does not (stopped, say) cannot hold the call past it (timedOutHere).
+  const wait = { deadline: request.timeout > 0 ? performance.now() + request.timeout : Infinity };
   while (owed > 0 || (started && !inputSettled())) {
-    const { name, values } = sync.receive(wait);
+    const message = sync.receive(wait);
+    if (message === null) return timedOutHere(request, killSignal, pid, exit, output);
+    const { name, values } = message;
     // Late words about an earlier call (an error for a request that crossed its end).
     if (values[0] !== id) continue;
     switch (name) {
@@ -221,6 +223,26 @@ function helperRequest(request, killSignal) {
     gid: request.gid,
     windowsHide: request.windowsHide,
     windowsVerbatimArguments: request.windowsVerbatimArguments,
+  };
+}
+
+// The call's timeout passed and the helper does not answer: the call ends as Node's
+// does at its timeout. Node's thread ends the child with killSignal itself (the helper
+// cannot reap it while it does not run, so its pid is not reused meanwhile) and throws
+// ETIMEDOUT with the output that came; the helper is left to the liveness rules.
+function timedOutHere(request, killSignal, pid, exit, output) {
+  if (pid > 0 && exit === null) {
+    try {
+      process.kill(pid, killSignal);
+    } catch { /* gone already, or not ours to signal: nothing more can be done from here */ }
+  }
+  return {
+    pid,
+    stdout: output[1] && Buffer.concat(output[1]),
+    stderr: output[2] && Buffer.concat(output[2]),
+    status: exit?.status ?? null,
+    signal: exit ? exit.signal : killSignal,
+    error: syncError("ETIMEDOUT", request),
   };
 }
 
