@@ -45,7 +45,10 @@ function keepWritesPastDestroy(socket) {
   trackCork(socket);
   socket._destroy = function (error, callback) {
     if (pending.has(this)) {
-      const first = this._pendingData == null ? [] : [{ chunk: this._pendingData, encoding: this._pendingEncoding }];
+      // net.Socket keeps the write that waits for 'connect' as `_pendingData` (the
+      // `{ chunk, encoding }`s of a writev, or one chunk in `_pendingEncoding`).
+      const data = this._pendingData;
+      const first = data == null ? [] : Array.isArray(data) ? data : [{ chunk: data, encoding: this._pendingEncoding }];
       owed.set(this, queuedWrites(this, first));
     }
     return net.Socket.prototype._destroy.call(this, error, callback);
@@ -66,7 +69,8 @@ function writeThenClose(handle, bytes) {
  * Gives a pending socket the handle the helper handed over; what waited for it goes on.
  * `scope`: the AsyncResource whose context the socket's reads run in.
  * A socket destroyed meanwhile closes the handle instead, as Node closes its end of a
- * destroyed stream (the child gets EPIPE, or EOF for its stdin).
+ * destroyed stream (the child gets EPIPE, or EOF for its stdin), a stdin once it wrote
+ * what it owed.
  */
 export function adopt(socket, handle, readable, scope) {
   pending.delete(socket);

@@ -177,6 +177,7 @@ export class LaunchRelay {
     const stdin = stdinKind === "pipe" ? new HelperInput({
       send: (bytes, onFlushed) => this.#writeStdin(bytes, onFlushed),
       end: () => this.#sendForChild("end"),
+      running: () => this.#child.exitCode === null && this.#child.signalCode === null,
     }) : null;
     const output = (kind, fd) => {
       if (kind !== "pipe") return null;

@@ -68,15 +68,19 @@ export class HelperInput extends Writable {
   #inFlight = 0;
   #waiting = null;
   #closed = false;
+  #running;
+  #failed = false;
 
   /**
-   * @param {{ send: (bytes: Uint8Array, onFlushed: () => void) => void, end: () => void }} io
-   *   end: close the child's stdin (after what was sent), once
+   * @param {{ send: (bytes: Uint8Array, onFlushed: () => void) => void, end: () => void, running?: () => boolean }} io
+   *   end: close the child's stdin (after what was sent), once; running: whether the
+   *   child has not exited yet (default: it has not)
    */
-  constructor({ send, end }) {
+  constructor({ send, end, running = () => true }) {
     super();
     this.#send = send;
     this.#end = end;
+    this.#running = running;
     trackCork(this);
   }
 
@@ -125,11 +129,19 @@ export class HelperInput extends Writable {
   // As destroying Node's socket closes the pipe: the child reads EOF (a `cat` ends)
   // instead of waiting for input that will never come. The writes still buffered behind
   // one the helper has not taken yet go first: Node's socket had written them into the
-  // pipe inside each write() (early-writes.js). Copies: their callbacks fail now.
+  // pipe inside each write() (early-writes.js), as far as the pipe had room: the window
+  // stands for that room here. Not when the pipe failed or its child is gone: Node's
+  // had not written them either. Copies: their callbacks fail now.
   _destroy(error, callback) {
+    const written = !this.#closed && !this.#failed && this.#running();
     this.#waiting = null;
     try {
-      if (!this.#closed) for (const bytes of queuedWrites(this)) this.#sendBytes(bytes, () => {});
+      for (const bytes of written ? queuedWrites(this) : []) {
+        const room = STDIN_WINDOW - this.#inFlight;
+        if (room <= 0) break;
+        this.#sendBytes(bytes.subarray(0, room), () => {});
+        this.#inFlight += Math.min(room, bytes.length);
+      }
       this.#closeInput();
     } catch { /* the helper is gone: so is the pipe */ }
     callback(error);
@@ -153,6 +165,7 @@ export class HelperInput extends Writable {
 
   /** Backend: a `stdin_error` message; surfaces like Node's `write EPIPE`. */
   _fail(code) {
+    this.#failed = true;
     if (!this.destroyed) this.destroy(errnoError(code, "write"));
   }
 }
