@@ -646,4 +646,26 @@ export const mutants = [
     tests: ["layout.test.js"],
     pattern: "over 400 lines",
   },
+  // Issue 30: relayed streams as stdio, and the relay's turns per stream.
+  {
+    name: "a relayed stream as stdio goes to node:child_process",
+    breaks: "a relayed child's stdout as another child's stdin throws ERR_INVALID_ARG_VALUE again (Node's spawn cannot take it)",
+    edits: [{ file: "js/src/drop-in/launch.js", find: "  if (relayed) return relayed.link(spawn(...relayed.args));\n", replace: "" }],
+    tests: ["relayed-stdio.test.js"],
+    pattern: "SPAWNHOST_STREAMS=relay",
+  },
+  {
+    name: "a shared relayed stdin closes at its destroy()",
+    breaks: "destroying a relayed stdin that other children write into ends the reader's input before their writes",
+    edits: [{ file: "js/src/launch/streams.js", find: "if (shared && this.#shares > 0) {", replace: "if (false) {" }],
+    tests: ["relayed-stdio.test.js"],
+    pattern: "SPAWNHOST_STREAMS=relay",
+  },
+  {
+    name: "the relay delivers two streams' data in one turn",
+    breaks: "a child's stdout and stderr data read together reach their readers back to back, and a line merge interleaves them",
+    edits: [{ file: "js/src/helper/frame-dispatch.js", find: "if (stream !== this.#stream && this.#stream !== \"\") {", replace: "if (false) {" }],
+    tests: ["stream-order-relay.test.js"],
+    pattern: "the main thread",
+  },
 ];
