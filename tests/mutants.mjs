@@ -664,7 +664,7 @@ export const mutants = [
   {
     name: "the relay delivers two streams' data in one turn",
     breaks: "a child's stdout and stderr data read together reach their readers back to back, and a line merge interleaves them",
-    edits: [{ file: "js/src/helper/frame-dispatch.js", find: "if (stream !== this.#stream && this.#stream !== \"\") {", replace: "if (false) {" }],
+    edits: [{ file: "js/src/helper/frame-dispatch.js", find: "if (this.#streamId !== 0 && (id !== this.#streamId || fd !== this.#streamFd)) {", replace: "if (false) {" }],
     tests: ["stream-order-relay.test.js"],
     pattern: "the main thread",
   },

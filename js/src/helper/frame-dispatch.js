@@ -31,10 +31,12 @@ export class FrameDispatch {
   /** @type {import("node:stream").Readable|undefined} the helper's stdout, paused while messages wait */
   #source;
   // Messages read but left for a later turn, and where they resume; the stream whose
-  // data this turn delivered ("id:fd"); whether the stdout ended behind them.
+  // data this turn delivered (id and fd; id 0 for none yet: ids start at 1); whether
+  // the stdout ended behind them.
   #waiting = null;
   #next = 0;
-  #stream = "";
+  #streamId = 0;
+  #streamFd = 0;
   #ended = false;
 
   constructor({ bootstrap, handlers, orphans, on, source }) {
@@ -64,7 +66,7 @@ export class FrameDispatch {
       for (const message of messages) this.#waiting.push(message);
       return;
     }
-    this.#stream = "";
+    this.#streamId = 0;
     this.#run(messages, 0);
   }
 
@@ -80,15 +82,17 @@ export class FrameDispatch {
     for (let i = from; i < messages.length; i++) {
       const message = messages[i];
       if (message.name === "data") {
-        const stream = `${message.values[0]}:${message.values[1]}`;
-        if (stream !== this.#stream && this.#stream !== "") {
+        const id = message.values[0];
+        const fd = message.values[1];
+        if (this.#streamId !== 0 && (id !== this.#streamId || fd !== this.#streamFd)) {
           this.#waiting = messages;
           this.#next = i;
           this.#source?.pause();
           setImmediate(() => this.#resume());
           return;
         }
-        this.#stream = stream;
+        this.#streamId = id;
+        this.#streamFd = fd;
       }
       this.#dispatch(message);
     }
@@ -98,7 +102,7 @@ export class FrameDispatch {
     const messages = this.#waiting;
     if (messages === null) return;
     this.#waiting = null;
-    this.#stream = "";
+    this.#streamId = 0;
     try {
       this.#run(messages, this.#next);
     } finally {
