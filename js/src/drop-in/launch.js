@@ -186,10 +186,11 @@ function relayedCall(call, args) {
   if (call.fallbackReason) return null;
   const relayed = relayedStdio(call.options.stdio);
   if (!relayed) return null;
-  // The caller's options object is the argument whose stdio was read; a copy of it
-  // (its prototype kept: Node reads some options through it) carries the pipes.
+  // The caller's options object is the first object after the file that is not the
+  // argument list (as the call was shifted); a copy of it (its prototype kept: Node reads
+  // some options through it) carries the pipes.
   const given = [...args];
-  const at = given.findIndex((arg) => arg !== null && typeof arg === "object" && !Array.isArray(arg) && arg.stdio === call.options.stdio);
+  const at = given.findIndex((arg, index) => index > 0 && arg !== null && typeof arg === "object" && !Array.isArray(arg));
   given[at] = { __proto__: Object.getPrototypeOf(given[at]), ...given[at], stdio: relayed.stdio };
   return {
     args: given,
