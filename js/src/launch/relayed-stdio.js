@@ -79,9 +79,11 @@ function drain(output, share) {
     return;
   }
   output.on("data", (chunk) => {
-    // The stdin was shut: the writer's pipe closes too, so that it gets EPIPE.
-    if (share.closed) return output.destroy();
-    if (share.write(chunk)) return;
+    const room = share.write(chunk);
+    // The stdin was shut, or its reader is gone: the writer's pipe closes too, so that
+    // its next write fails (EPIPE), as writing to Node's shared socket would.
+    if (share.isClosed()) return output.destroy();
+    if (room) return;
     output.pause();
     share.onRoom(() => output.resume());
   });

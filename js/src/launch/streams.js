@@ -104,15 +104,17 @@ export class HelperInput extends Writable {
   #waiting = null;
   #closed = false;
   // Other children writing into this stdin (launch/relayed-stdio.js), and what waits
-  // for room: the end waits for them, as a pipe stays open while a writer holds it.
+  // for room: destroy() waits for them, as a pipe stays open while a writer holds it;
+  // failed: the child reading it is gone (or its pipe broke), so are their bytes.
   #shares = 0;
   #endDeferred = false;
   #failed = false;
   #roomWaiters = [];
 
   /**
-   * @param {{ send: (bytes: Uint8Array, onFlushed: () => void) => void, end: () => void }} io
-   *   end: close the child's stdin (after what was sent), once
+   * @param {{ send: (bytes: Uint8Array, onFlushed: () => void) => boolean, end: () => void }} io
+   *   send: false when the child is gone (the bytes went nowhere); end: close the
+   *   child's stdin (after what was sent), once
    */
   constructor({ send, end }) {
     super();
@@ -184,25 +186,25 @@ export class HelperInput extends Writable {
   /**
    * One more writer: another child whose stdout or stderr this stdin was given as. Its
    * bytes go out after what was written so far; `release` once it has ended.
-   * @returns {{ write: (chunk: Buffer) => boolean, onRoom: (resume: () => void) => void, release: () => void, closed: boolean }}
+   * @returns {{ write: (chunk: Buffer) => boolean, onRoom: (resume: () => void) => void, release: () => void, isClosed: () => boolean }}
    */
   _share() {
-    const shared = this;
     this.#shares++;
     let held = true;
     return {
-      /** The pipe is shut: the writer's next write fails (EPIPE), as on Node's socket. */
-      get closed() {
-        return shared.#closed || shared.#failed;
-      },
+      // The pipe is shut, or its reader gone: the writer's next write is to fail (EPIPE).
+      isClosed: () => this.#closed || this.#failed,
       // false: wait for `onRoom` before writing more. Bytes after the pipe closed are dropped.
       write: (chunk) => {
         if (this.#closed || this.#failed) return true;
         try {
-          for (let offset = 0; offset < chunk.length; offset += MAX_DATA_CHUNK) this.#send(chunk.subarray(offset, offset + MAX_DATA_CHUNK), () => {});
+          for (let offset = 0; offset < chunk.length; offset += MAX_DATA_CHUNK) {
+            if (this.#send(chunk.subarray(offset, offset + MAX_DATA_CHUNK), () => {}) === false) this.#failed = true;
+          }
         } catch {
-          return true;
+          this.#failed = true;
         }
+        if (this.#failed) return true;
         this.#inFlight += chunk.length;
         return this.#inFlight <= STDIN_WINDOW;
       },
