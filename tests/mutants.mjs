@@ -668,4 +668,11 @@ export const mutants = [
     tests: ["stream-order-relay.test.js"],
     pattern: "the main thread",
   },
+  {
+    name: "a shared relayed stdin's writer outlives its reader",
+    breaks: "a child writing into the relayed stdin of a child that exited is never told (Node's gets EPIPE)",
+    edits: [{ file: "js/src/launch/relay.js", find: "      process.nextTick(onFlushed);\n      return false;", replace: "      process.nextTick(onFlushed);\n      return true;" }],
+    tests: ["relayed-stdio.test.js"],
+    pattern: "SPAWNHOST_STREAMS=relay",
+  },
 ];
