@@ -9,8 +9,9 @@
 //   goes to that child's stdin instead of the stream (which stops reading, as Node's
 //   does); its end ends that stdin, as the writer's exit gives the reader EOF;
 // - a relayed stdin as a child's stdout or stderr: what that child writes goes into the
-//   stdin as one more writer, which the stdin's own end() waits for (the pipe stays
-//   open while any writer holds it, as with Node's shared descriptor).
+//   stdin as one more writer, which the stdin's destroy() waits for (the pipe stays
+//   open while any writer holds it, as with Node's shared descriptor); its end() shuts
+//   it for all, and a writer whose reader is gone has its pipe closed (EPIPE).
 import { HelperInput, HelperOutput } from "./streams.js";
 import { stopReading } from "./given-stdio.js";
 
