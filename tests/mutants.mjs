@@ -684,4 +684,33 @@ export const mutants = [
     tests: ["sync-channel.test.js"],
     pattern: "stopped helper holds no execFileSync",
   },
+  // Issue 30: relayed streams as stdio, and the relay's turns per stream.
+  {
+    name: "a relayed stream as stdio goes to node:child_process",
+    breaks: "a relayed child's stdout as another child's stdin throws ERR_INVALID_ARG_VALUE again (Node's spawn cannot take it)",
+    edits: [{ file: "js/src/drop-in/launch.js", find: "  if (relayed) return relayed.link(spawn(...relayed.args));\n", replace: "" }],
+    tests: ["relayed-stdio.test.js"],
+    pattern: "SPAWNHOST_STREAMS=relay",
+  },
+  {
+    name: "a shared relayed stdin closes at its destroy()",
+    breaks: "destroying a relayed stdin that other children write into ends the reader's input before their writes",
+    edits: [{ file: "js/src/launch/streams.js", find: "if (shared && this.#shares > 0) {", replace: "if (false) {" }],
+    tests: ["relayed-stdio.test.js"],
+    pattern: "SPAWNHOST_STREAMS=relay",
+  },
+  {
+    name: "the relay delivers two streams' data in one turn",
+    breaks: "a child's stdout and stderr data read together reach their readers back to back, and a line merge interleaves them",
+    edits: [{ file: "js/src/helper/frame-dispatch.js", find: "if (this.#streamId !== 0 && (id !== this.#streamId || fd !== this.#streamFd)) {", replace: "if (false) {" }],
+    tests: ["stream-order-relay.test.js"],
+    pattern: "the main thread",
+  },
+  {
+    name: "a shared relayed stdin's writer outlives its reader",
+    breaks: "a child writing into the relayed stdin of a child that exited is never told (Node's gets EPIPE)",
+    edits: [{ file: "js/src/launch/relay.js", find: "      process.nextTick(onFlushed);\n      return false;", replace: "      process.nextTick(onFlushed);\n      return true;" }],
+    tests: ["relayed-stdio.test.js"],
+    pattern: "SPAWNHOST_STREAMS=relay",
+  },
 ];

@@ -11,6 +11,7 @@ import { asNodeError } from "./node-errors.js";
 import { countFallback, countHelperLaunch, nodeChildProcess, sharedHost } from "./shared-host.js";
 import { ownsForkChannels } from "../launch/node-channel.js";
 import { takesDescriptors } from "../launch/given-stdio.js";
+import { linkRelayed, relayedStdio } from "../launch/relayed-stdio.js";
 
 // Streams as stdio entries go to a helper that takes descriptors (launch/given-stdio.js);
 // elsewhere node:child_process runs those calls.
@@ -27,6 +28,8 @@ const EXEC_FILE_OPTIONS = ["cwd", "env", "gid", "shell", "signal", "uid", "windo
  */
 export function spawn(file, args, options) {
   const call = spawnArguments(file, args, options);
+  const relayed = relayedCall(call, arguments);
+  if (relayed) return relayed.link(spawn(...relayed.args));
   const reason = call.fallbackReason ?? stdioMisfit(call.options.stdio, STDIO_HOW) ?? helperMissing();
   if (reason) return viaNode("spawn", reason, arguments);
   let request;
@@ -47,6 +50,8 @@ export function spawn(file, args, options) {
  */
 export function fork(modulePath, args = [], options) {
   const call = forkArguments(modulePath, args, options);
+  const relayed = relayedCall(call, arguments);
+  if (relayed) return relayed.link(fork(...relayed.args));
   const reason = call.fallbackReason ?? clusterWorker(call.options) ?? stdioMisfit(call.options.stdio, STDIO_HOW) ?? helperMissing();
   if (reason) return viaNode("fork", reason, arguments);
   let request;
@@ -169,6 +174,31 @@ function start(request, signal) {
   });
   launch.child._release();
   return child;
+}
+
+/**
+ * A spawn or fork whose `stdio` names relayed streams of spawnhost's children (which no
+ * descriptor stands for): the same call with pipes in their places, made by the caller
+ * (through the helper, or falling back as any call does), and `link` to connect them
+ * once the child exists (launch/relayed-stdio.js). null for any other call.
+ */
+function relayedCall(call, args) {
+  if (call.fallbackReason) return null;
+  const relayed = relayedStdio(call.options.stdio);
+  if (!relayed) return null;
+  // The caller's options object is the first object after the file that is not the
+  // argument list (as the call was shifted); a copy of it (its prototype kept: Node reads
+  // some options through it) carries the pipes.
+  const given = [...args];
+  const at = given.findIndex((arg, index) => index > 0 && arg !== null && typeof arg === "object" && !Array.isArray(arg));
+  given[at] = { __proto__: Object.getPrototypeOf(given[at]), ...given[at], stdio: relayed.stdio };
+  return {
+    args: given,
+    link: (child) => {
+      linkRelayed(child, relayed.links);
+      return child;
+    },
+  };
 }
 
 /**

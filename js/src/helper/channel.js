@@ -98,7 +98,7 @@ export class Channel {
     const { stdout, stderr } = this.#process;
     const stdin = this.#input;
     this.#reader = new FrameDispatch({
-      bootstrap: this.#bootstrap, handlers: this.#handlers, orphans: this.#orphans,
+      bootstrap: this.#bootstrap, handlers: this.#handlers, orphans: this.#orphans, source: stdout,
       on: { heard: () => this.#liveness.heard(), hello: (values) => this.#checkHello(values), broken: (reason, cause) => this.#goAway(reason, cause) },
     });
     stdout.on("data", (chunk) => this.#reader.push(chunk));
@@ -387,9 +387,9 @@ export class Channel {
     this.#sync?.close();
     if (!known) this.#kill();
     this.#hello.reject(error);
+    this.#reader?.flush(); // what was read, before the children hear that the helper is gone
     this.#handlers.settleAll(error);
-    this.#refs = 0;
-    this.#applyRef();
+    this.#refs = 0; this.#applyRef();
   }
 }
 

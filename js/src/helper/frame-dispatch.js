@@ -1,5 +1,13 @@
 // Reads the helper's stdout: the bootstrap's lines first (over a transport), then
 // frames, each handed to the handler of its id. The twin of helper/frame-writer.js.
+//
+// Each relayed stream's data gets a turn of its own, as separate pipes would: Node reads
+// each pipe in its own callback, with every microtask and nextTick run between two, and
+// code that merges a child's stdout and stderr line by line (nano-spawn's iterator)
+// relies on that. So when one read from the helper holds data for a stream other than
+// the one whose data this turn delivered, the rest of it waits for the next loop turn
+// (setImmediate), in order, the helper's stdout paused meanwhile. A single stream's
+// data, however many frames, goes in one turn, as before (issue 30, item 5).
 import { FrameReader } from "../protocol/frames.js";
 
 /**
@@ -20,12 +28,23 @@ export class FrameDispatch {
   #orphans;
   /** @type {DispatchEvents} */
   #on;
+  /** @type {import("node:stream").Readable|undefined} the helper's stdout, paused while messages wait */
+  #source;
+  // Messages read but left for a later turn, and where they resume; the stream whose
+  // data this turn delivered (id and fd; id 0 for none yet: ids start at 1); whether
+  // the stdout ended behind them.
+  #waiting = null;
+  #next = 0;
+  #streamId = 0;
+  #streamFd = 0;
+  #ended = false;
 
-  constructor({ bootstrap, handlers, orphans, on }) {
+  constructor({ bootstrap, handlers, orphans, on, source }) {
     this.#bootstrap = bootstrap;
     this.#handlers = handlers;
     this.#orphans = orphans;
     this.#on = on;
+    this.#source = source;
   }
 
   /** One chunk of the helper's stdout. */
@@ -42,11 +61,66 @@ export class FrameDispatch {
     } catch (error) {
       return this.#on.broken(`it broke the protocol: ${error.message}`, error);
     }
-    for (const message of messages) this.#dispatch(message);
+    if (this.#waiting !== null) {
+      // Read before the pause took effect: behind what waits.
+      for (const message of messages) this.#waiting.push(message);
+      return;
+    }
+    this.#streamId = 0;
+    this.#run(messages, 0);
   }
 
-  /** The helper's stdout ended. */
+  /** Delivers what waits for a later turn now, in order (the helper went away). */
+  flush() {
+    const messages = this.#waiting;
+    if (messages === null) return;
+    this.#waiting = null;
+    for (let i = this.#next; i < messages.length; i++) this.#dispatch(messages[i]);
+  }
+
+  #run(messages, from) {
+    for (let i = from; i < messages.length; i++) {
+      const message = messages[i];
+      if (message.name === "data") {
+        const id = message.values[0];
+        const fd = message.values[1];
+        if (this.#streamId !== 0 && (id !== this.#streamId || fd !== this.#streamFd)) {
+          this.#waiting = messages;
+          this.#next = i;
+          this.#source?.pause();
+          setImmediate(() => this.#resume());
+          return;
+        }
+        this.#streamId = id;
+        this.#streamFd = fd;
+      }
+      this.#dispatch(message);
+    }
+  }
+
+  #resume() {
+    const messages = this.#waiting;
+    if (messages === null) return;
+    this.#waiting = null;
+    this.#streamId = 0;
+    try {
+      this.#run(messages, this.#next);
+    } finally {
+      // Also past a listener that threw: the channel reads on.
+      if (this.#waiting === null) {
+        if (this.#ended) this.#end();
+        else this.#source?.resume();
+      }
+    }
+  }
+
+  /** The helper's stdout ended (after what waits is delivered). */
   end() {
+    this.#ended = true;
+    if (this.#waiting === null) this.#end();
+  }
+
+  #end() {
     try {
       this.#reader.end();
       this.#on.broken("its stdout ended");

@@ -72,7 +72,8 @@ function adopted(socket) {
   });
 }
 
-function stopReading(entry) {
+/** Stops a stream reading as child_process stops one it gives a child (also launch/relayed-stdio.js). */
+export function stopReading(entry) {
   const handle = streamHandle(entry);
   if (handle) {
     handle.reading = false;

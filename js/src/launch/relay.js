@@ -210,7 +210,8 @@ export class LaunchRelay {
   }
 
   // stdin bytes go out uncopied; `onFlushed` tells the stream when the caller's buffer
-  // is free again. Before the process exists they wait here, as a copy.
+  // is free again. Before the process exists they wait here, as a copy. False: the
+  // child is gone, and the bytes with it.
   #writeStdin(bytes, onFlushed) {
     if (this.#state === "waiting") {
       this.#early.push(["write", Buffer.from(bytes)]);
@@ -219,7 +220,9 @@ export class LaunchRelay {
       this.#channel.sendBytes("write", this.#id, bytes, onFlushed);
     } else {
       process.nextTick(onFlushed);
+      return false;
     }
+    return true;
   }
 
   #sendForChild(name, bytes) {

@@ -23,6 +23,10 @@ export class HelperOutput extends Readable {
   #grant;
   #credit;
   #outstanding;
+  // Given as another child's stdin (launch/relayed-stdio.js): where the bytes go instead.
+  #sink = null;
+  #sinkFull = false;
+  #ended = false;
 
   /**
    * @param {{ grant?: (bytes: number) => void, credit?: number }} options without
@@ -46,12 +50,44 @@ export class HelperOutput extends Readable {
   /** Backend: bytes from a `data` message. */
   _receive(bytes) {
     this.#outstanding -= bytes.length;
-    if (!this.destroyed) this.push(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    const chunk = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    if (this.#sink === null) {
+      if (!this.destroyed) this.push(chunk);
+    } else if (this.#sink.write(chunk)) {
+      this._read();
+    } else if (!this.#sinkFull) {
+      // Credit is granted again only once the sink has room: the child stays blocked
+      // on its full pipe meanwhile, as it would writing to the reader's.
+      this.#sinkFull = true;
+      this.#sink.onRoom(() => {
+        this.#sinkFull = false;
+        this._read();
+      });
+    }
   }
 
   /** Backend: the `eof` message. */
   _eof() {
-    if (!this.destroyed) this.push(null);
+    this.#ended = true;
+    if (this.#sink !== null) this.#endDiverted();
+    else if (!this.destroyed) this.push(null);
+  }
+
+  /**
+   * Used as another child's stdin: what the helper relays from now on goes to `sink`,
+   * not to this stream's readers, and the end ends it. The stream itself then closes
+   * (its child can close) without `end`, having read nothing more.
+   * @param {{ write: (chunk: Buffer) => boolean, onRoom: (resume: () => void) => void, end: () => void }} sink
+   */
+  _divert(sink) {
+    this.#sink = sink;
+    if (this.#ended) this.#endDiverted();
+    else this._read();
+  }
+
+  #endDiverted() {
+    this.#sink.end();
+    this.destroy();
   }
 }
 
@@ -69,12 +105,19 @@ export class HelperInput extends Writable {
   #waiting = null;
   #closed = false;
   #running;
+  // Other children writing into this stdin (launch/relayed-stdio.js), and what waits
+  // for room: destroy() waits for them, as a pipe stays open while a writer holds it;
+  // failed: the child reading it is gone (or its pipe broke), so are their bytes.
+  #shares = 0;
+  #endDeferred = false;
   #failed = false;
+  #roomWaiters = [];
 
   /**
-   * @param {{ send: (bytes: Uint8Array, onFlushed: () => void) => void, end: () => void, running?: () => boolean }} io
-   *   end: close the child's stdin (after what was sent), once; running: whether the
-   *   child has not exited yet (default: it has not)
+   * @param {{ send: (bytes: Uint8Array, onFlushed: () => void) => boolean, end: () => void, running?: () => boolean }} io
+   *   send: false when the child is gone (the bytes went nowhere); end: close the
+   *   child's stdin (after what was sent), once; running: whether the child has not
+   *   exited yet (default: it has not)
    */
   constructor({ send, end, running = () => true }) {
     super();
@@ -142,20 +185,72 @@ export class HelperInput extends Writable {
         this.#sendBytes(bytes.subarray(0, room), () => {});
         this.#inFlight += Math.min(room, bytes.length);
       }
-      this.#closeInput();
+      this.#closeInput(true);
     } catch { /* the helper is gone: so is the pipe */ }
     callback(error);
   }
 
-  #closeInput() {
+  // end() shuts the pipe for every writer, as shutdown() of Node's shared socket does;
+  // destroy() only lets go of this end: the pipe closes once the other writers have.
+  #closeInput(shared = false) {
     if (this.#closed) return;
+    if (shared && this.#shares > 0) {
+      this.#endDeferred = true;
+      return;
+    }
     this.#closed = true;
     this.#end();
+    this.#wakeWriters();
+  }
+
+  /**
+   * One more writer: another child whose stdout or stderr this stdin was given as. Its
+   * bytes go out after what was written so far; `release` once it has ended.
+   * @returns {{ write: (chunk: Buffer) => boolean, onRoom: (resume: () => void) => void, release: () => void, isClosed: () => boolean }}
+   */
+  _share() {
+    this.#shares++;
+    let held = true;
+    return {
+      // The pipe is shut, or its reader gone: the writer's next write is to fail (EPIPE).
+      isClosed: () => this.#closed || this.#failed,
+      // false: wait for `onRoom` before writing more. Bytes after the pipe closed are dropped.
+      write: (chunk) => {
+        if (this.#closed || this.#failed) return true;
+        try {
+          for (let offset = 0; offset < chunk.length; offset += MAX_DATA_CHUNK) {
+            if (this.#send(chunk.subarray(offset, offset + MAX_DATA_CHUNK), () => {}) === false) this.#failed = true;
+          }
+        } catch {
+          this.#failed = true;
+        }
+        if (this.#failed) return true;
+        this.#inFlight += chunk.length;
+        return this.#inFlight <= STDIN_WINDOW;
+      },
+      onRoom: (resume) => {
+        if (this.#closed || this.#failed || this.#inFlight <= STDIN_WINDOW) resume();
+        else this.#roomWaiters.push(resume);
+      },
+      release: () => {
+        if (!held) return;
+        held = false;
+        this.#shares--;
+        if (this.#shares > 0 || !this.#endDeferred) return;
+        this.#endDeferred = false;
+        try { this.#closeInput(); } catch { /* the helper is gone: so is the pipe */ }
+      },
+    };
+  }
+
+  #wakeWriters() {
+    for (const resume of this.#roomWaiters.splice(0)) resume();
   }
 
   /** Backend: a `written` message acknowledged `bytes`. */
   _acknowledge(bytes) {
     this.#inFlight -= bytes;
+    if (this.#inFlight <= STDIN_WINDOW) this.#wakeWriters();
     if (this.#waiting && this.#inFlight <= STDIN_WINDOW) {
       const callback = this.#waiting;
       this.#waiting = null;
@@ -167,5 +262,6 @@ export class HelperInput extends Writable {
   _fail(code) {
     this.#failed = true;
     if (!this.destroyed) this.destroy(errnoError(code, "write"));
+    this.#wakeWriters();
   }
 }
