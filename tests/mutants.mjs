@@ -646,4 +646,12 @@ export const mutants = [
     tests: ["layout.test.js"],
     pattern: "over 400 lines",
   },
+  // The launch pool that grows and shrinks (issue 31).
+  {
+    name: "launch thread retires under its children",
+    breaks: "an extra launch thread retires while children it created live, and Linux's parent-death signal kills them",
+    edits: [{ file: "helper/posix/process.cpp", find: "    if (!r.options.detached) out.launch_thread = launch_pool::pin_current_thread();\n", replace: "" }],
+    tests: ["orphans.test.js"],
+    pattern: "launch thread the pool added",
+  },
 ];
