@@ -12,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <filesystem>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -216,9 +217,13 @@ TEST(LaunchPool, ARefusedThreadLeavesTheJobToTheThreadsThereAre) {
   const pid_t pid = fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
-    // One process and one thread for this otherwise unused user; root ignores the limit.
-    const rlimit two{2, 2};
-    if (setgid(54329) != 0 || setuid(54329) != 0 || setrlimit(RLIMIT_NPROC, &two) != 0) _exit(10);
+    // This process's threads (TSan runs one of its own) and one more, for this otherwise
+    // unused user; root ignores the limit.
+    std::thread([] {}).join();  // TSan starts its own thread at the first thread after fork
+    rlim_t tasks = 0;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc/self/task")) tasks += entry.is_directory() ? 1 : 0;
+    const rlimit one_more{tasks + 1, tasks + 1};
+    if (setgid(54329) != 0 || setuid(54329) != 0 || setrlimit(RLIMIT_NPROC, &one_more) != 0) _exit(10);
     int code = 0;
     {
       gate g;
@@ -233,8 +238,8 @@ TEST(LaunchPool, ARefusedThreadLeavesTheJobToTheThreadsThereAre) {
       if (!g.wait_done(2)) _exit(15);  // and the waiting job still ran
     }
     {
-      const rlimit one{1, 1};  // no thread at all: submit says so, as at the helper's start
-      setrlimit(RLIMIT_NPROC, &one);
+      const rlimit none{tasks, tasks};  // no thread at all: submit says so, as at the helper's start
+      setrlimit(RLIMIT_NPROC, &none);
       launch_pool pool(1, 4, 10s);
       if (pool.size() != 0 || pool.submit([] {})) code = code ? code : 16;
     }
