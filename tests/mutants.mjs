@@ -654,4 +654,11 @@ export const mutants = [
     tests: ["orphans.test.js"],
     pattern: "launch thread the pool added",
   },
+  {
+    name: "launch pool never grows",
+    breaks: "launches that wait for a launch thread wait behind slow ones: the pool stays at its base",
+    edits: [{ file: "helper/launch_pool.cpp", find: "if (waiting_ < jobs_.size() && workers_.size() < cap_) start_thread();", replace: "(void)cap_;" }],
+    tests: ["orphans.test.js"],
+    pattern: "launch thread the pool added",
+  },
 ];
