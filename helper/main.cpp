@@ -108,9 +108,8 @@ int main(int argc, char** argv) {
   const spawnhost::helper_origin origin = spawnhost::prepare_helper_process(args.leave_parent);
   // Tests only (SPAWNHOST_HELPER_LAUNCH_IDLE_MS): extra launch threads retire sooner.
   std::chrono::milliseconds idle = launch_thread_idle;
-  if (long ms = 0; std::getenv("SPAWNHOST_HELPER_LAUNCH_IDLE_MS") && parse_number(std::getenv("SPAWNHOST_HELPER_LAUNCH_IDLE_MS"), ms)) {
-    idle = std::chrono::milliseconds(ms);
-  }
+  const char* idle_text = std::getenv("SPAWNHOST_HELPER_LAUNCH_IDLE_MS");
+  if (long ms = 0; idle_text && parse_number(idle_text, ms)) idle = std::chrono::milliseconds(ms);
   spawnhost::launch_pool pool(std::min(base_launch_threads, args.launch_threads), args.launch_threads, idle);
   asio::io_context io(1);
   spawnhost::session_config config;
