@@ -24,7 +24,8 @@ child::child(asio::io_context& io, child_owner& owner, std::uint64_t id, launche
       timeout_ms_(options.timeout_ms),
       kill_signal_(kill_signal),
       result_hold_(options.result ? std::optional<std::uint64_t>(std::min<std::uint64_t>(*options.result, protocol::max_data_chunk))
-                                  : std::nullopt) {
+                                  : std::nullopt),
+      launch_thread_(std::move(process.launch_thread)) {
   if (process.stdio[0]) input_.emplace(io, std::move(process.stdio[0]));
   for (std::uint32_t fd = 1; fd <= 2; ++fd) {
     if (process.stdio[fd]) stream_of(fd).pipe.emplace(io, process.stdio[fd].release());
@@ -62,6 +63,7 @@ void child::on_exit() {
     status.signal = 0;  // cannot happen for our own child; report an unknown end
   }
   exited_ = true;
+  launch_thread_.reset();  // reaped: its launch thread may retire now
   status_ = status;  // before the drain: the streams' EOF there may complete the result
   timeout_.cancel();
   escalation_.cancel();

@@ -151,6 +151,7 @@ class child : public std::enable_shared_from_this<child> {
   bool result_sent_ = false;
   std::uint64_t create_us_ = 0;
   std::uint64_t queued_us_ = 0;
+  launch_pool::pin launch_thread_;  // released at exit (see launched_process)
 };
 
 }  // namespace spawnhost

@@ -6,7 +6,9 @@
 //   spawnhost-helper --version
 #include <asio/io_context.hpp>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
@@ -28,8 +30,16 @@
 
 namespace {
 
+// Launch threads: a base that lives as long as the helper, and a cap the pool grows to
+// while launches wait for a thread (docs/architecture.md, "Launch pool"). The cap was
+// picked with bench/slow-launch.mjs (bench/RESULTS.md). An extra thread retires after
+// this idle time; starting one again costs well under a millisecond.
+constexpr std::size_t base_launch_threads = 2;
+constexpr std::size_t default_launch_threads = 16;
+constexpr std::chrono::milliseconds launch_thread_idle{10000};
+
 struct arguments {
-  std::size_t launch_threads = 2;
+  std::size_t launch_threads = default_launch_threads;  // the cap (--launch-threads, maxLaunchThreads)
   long grace_ms = 5000;
   int inherited[3] = {-1, -1, -1};
   bool leave_parent = false;  // started by a worker thread: see prepare_helper_process
@@ -61,7 +71,7 @@ int main(int argc, char** argv) {
     if (arg == "--version") {
       std::printf("%s\n", SPAWNHOST_VERSION);
       return 0;
-    } else if (arg == "--launch-threads" && value && parse_number(value, n) && n >= 1 && n <= 64) {
+    } else if (arg == "--launch-threads" && value && parse_number(value, n) && n >= 1 && n <= 1024) {
       args.launch_threads = static_cast<std::size_t>(n);
       ++i;
     } else if (arg == "--grace-ms" && value && parse_number(value, n)) {
@@ -96,7 +106,11 @@ int main(int argc, char** argv) {
   }
 
   const spawnhost::helper_origin origin = spawnhost::prepare_helper_process(args.leave_parent);
-  spawnhost::launch_pool pool(args.launch_threads);
+  // Tests only (SPAWNHOST_HELPER_LAUNCH_IDLE_MS): extra launch threads retire sooner.
+  std::chrono::milliseconds idle = launch_thread_idle;
+  const char* idle_text = std::getenv("SPAWNHOST_HELPER_LAUNCH_IDLE_MS");
+  if (long ms = 0; idle_text && parse_number(idle_text, ms)) idle = std::chrono::milliseconds(ms);
+  spawnhost::launch_pool pool(std::min(base_launch_threads, args.launch_threads), args.launch_threads, idle);
   asio::io_context io(1);
   spawnhost::session_config config;
   config.version = SPAWNHOST_VERSION;
@@ -107,6 +121,11 @@ int main(int argc, char** argv) {
   if (const char* on = std::getenv("SPAWNHOST_HELPER_NULL_LAUNCHER"); on && std::string_view(on) == "1") {
     config.null_launcher = true;
     std::fprintf(stderr, "spawnhost-helper: SPAWNHOST_HELPER_NULL_LAUNCHER=1: no process will be created (benchmarks only)\n");
+  }
+  if (const char* ms = std::getenv("SPAWNHOST_HELPER_BENCH_LAUNCH_DELAY_MS"); ms && *ms) {
+    long n = 0;
+    if (parse_number(ms, n) && n <= 60000) config.launch_delay = std::chrono::milliseconds(n);
+    std::fprintf(stderr, "spawnhost-helper: SPAWNHOST_HELPER_BENCH_LAUNCH_DELAY_MS=%s: every launch holds its thread %ld ms first (benchmarks only)\n", ms, n);
   }
   spawnhost::session session(io, pool, config, args.input_fd, 1);
   std::optional<spawnhost::node_ipc> ipc;

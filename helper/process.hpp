@@ -9,6 +9,7 @@
 #include <string_view>
 #include <system_error>
 
+#include "launch_pool.hpp"
 #include "messages.hpp"
 #include "os_handle.hpp"
 
@@ -22,6 +23,9 @@ struct launched_process {
   os_handle stdio[3];        // our ends of piped stdio (stdin: write end), else invalid
   os_handle channel;         // our end of the IPC socketpair, when asked for
   std::uint64_t create_us = 0;  // time inside the OS call that created the process
+  // Set where the child's life is tied to the launch thread that created it (Linux's
+  // parent-death signal): that thread does not retire until the child has exited.
+  launch_pool::pin launch_thread;
 };
 
 // What every launch of one helper shares.

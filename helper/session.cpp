@@ -2,6 +2,7 @@
 
 #include <asio/post.hpp>
 #include <charconv>
+#include <thread>
 #include <utility>
 
 #include "remove_tree.hpp"
@@ -156,6 +157,7 @@ void session::submit(const std::shared_ptr<pending_launch>& p) {
                        : timeout_ms && queued_us >= timeout_ms * 1000 ? "ETIMEDOUT"
                                                                       : nullptr;
     if (skip) return asio::post(io_, [this, p, skip] { on_launch_skipped(p, skip); });
+    if (config_.launch_delay.count()) std::this_thread::sleep_for(config_.launch_delay);
     auto result = std::make_shared<launched_process>(launch_process(p->request, config_.launch));
     asio::post(io_, [this, p, result, queued_us] { on_launched(p, std::move(*result), queued_us); });
   });

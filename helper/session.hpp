@@ -39,6 +39,10 @@ struct session_config {
   // child that started and exited 0 at once, and no process is created, so that Node's
   // own cost per launch can be measured alone.
   bool null_launcher = false;
+  // Benchmarks and tests only (SPAWNHOST_HELPER_BENCH_LAUNCH_DELAY_MS): each launch
+  // holds its launch thread this long before creating the process, as CreateProcessW
+  // does on a Windows host whose endpoint security scans every new process.
+  std::chrono::milliseconds launch_delay{0};
 };
 
 class session final : public channel::handler, public child_owner, public node_ipc::handler {

@@ -713,4 +713,19 @@ export const mutants = [
     tests: ["relayed-stdio.test.js"],
     pattern: "SPAWNHOST_STREAMS=relay",
   },
+  // The launch pool that grows and shrinks (issue 31).
+  {
+    name: "launch thread retires under its children",
+    breaks: "an extra launch thread retires while children it created live, and Linux's parent-death signal kills them",
+    edits: [{ file: "helper/posix/process.cpp", find: "    if (!r.options.detached) out.launch_thread = launch_pool::pin_current_thread();\n", replace: "" }],
+    tests: ["orphans.test.js"],
+    pattern: "launch thread the pool added",
+  },
+  {
+    name: "launch pool never grows",
+    breaks: "launches that wait for a launch thread wait behind slow ones: the pool stays at its base",
+    edits: [{ file: "helper/launch_pool.cpp", find: "if (waiting_ < jobs_.size() && workers_.size() < cap_) start_thread();", replace: "(void)cap_;" }],
+    tests: ["orphans.test.js"],
+    pattern: "launch thread the pool added",
+  },
 ];

@@ -371,6 +371,8 @@ launched_process launch_process(const spawn_request& r, const launch_context& co
       return launch_failure(a.stage, a.error);
     }
     out.pid = pid;
+    // Its parent-death signal follows this thread: keep the thread until it has exited.
+    if (!r.options.detached) out.launch_thread = launch_pool::pin_current_thread();
     if (!want_pidfd) return out;  // no exit handle: exit_watch waits on SIGCHLD
     if (!exit_handle) exit_handle.reset(static_cast<int>(syscall(SYS_pidfd_open, pid, 0)));
     if (!exit_handle) {

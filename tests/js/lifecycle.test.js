@@ -209,6 +209,13 @@ if (modes().includes("helper")) {
       await host.shutdown();
     });
 
+    test("maxLaunchThreads up to its limit, 1024, is a cap the helper accepts", async () => {
+      // Only what the launches need is started (helper/launch_pool.hpp).
+      const host = new ProcessHost({ fallback: "error", maxLaunchThreads: 1024 });
+      assert.equal((await host.execFile("echo", ["capped"])).stdout, "capped\n");
+      await host.shutdown();
+    });
+
     test("onLaunch reports createMs and queuedMs measured in the helper, in milliseconds", async () => {
       const launches = [];
       const host = new ProcessHost({ fallback: "error", onLaunch: (launch) => launches.push(launch) });

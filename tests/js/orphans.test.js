@@ -3,7 +3,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { HelperExitedError } from "spawnhost";
 import { modes, hostFor, once } from "./support/modes.js";
@@ -103,6 +103,36 @@ if (modes().includes("helper")) {
       assert.deepEqual(await waitUntilGone(children.map((c) => c.pid), 3000), [], "children outlived the helper");
       assert.ok(alive(detached.pid), "a detached child must survive the helper");
       process.kill(detached.pid, "SIGKILL");
+      await host.shutdown();
+    });
+
+    test("a launch thread the pool added stays while its children live, and retires after them", async () => {
+      // Each launch holds its thread 500 ms, so four at once grow the pool past its base
+      // of two; an idle extra thread retires after 50 ms. Linux ties a child's
+      // parent-death signal to the thread that created it: one retired under its child
+      // would have the child killed (helper/launch_pool.hpp).
+      Object.assign(process.env, { SPAWNHOST_HELPER_BENCH_LAUNCH_DELAY_MS: "500", SPAWNHOST_HELPER_LAUNCH_IDLE_MS: "50" });
+      const host = hostFor("helper", { maxLaunchThreads: 4 });
+      try {
+        await host.execFile("true");
+      } finally {
+        delete process.env.SPAWNHOST_HELPER_BENCH_LAUNCH_DELAY_MS;
+        delete process.env.SPAWNHOST_HELPER_LAUNCH_IDLE_MS;
+      }
+      const threads = () => readdirSync(`/proc/${host.stats().helperPid}/task`).length;
+      const base = threads();
+      const children = await Promise.all([0, 1, 2, 3].map(() => host.spawn("sleep", ["30"], { stdio: "ignore" })));
+      const grown = threads();
+      assert.ok(grown > base, `the pool grew for the launches that waited (${base} threads, then ${grown})`);
+      await new Promise((resolve) => setTimeout(resolve, 1000)); // twenty idle times
+      assert.deepEqual(children.filter((c) => !alive(c.pid)).map((c) => c.pid), [], "children killed as their launch thread retired");
+      // (A thread started for a launch another thread took first has no child: it may go.)
+      assert.ok(threads() > base, "threads whose children live stay");
+      const closed = children.map((c) => once(c, "close"));
+      for (const c of children) c.kill("SIGKILL");
+      await Promise.all(closed);
+      for (let i = 0; i < 100 && threads() > base; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.equal(threads(), base, "the extra threads retired once their children had exited");
       await host.shutdown();
     });
   });
