@@ -19,7 +19,8 @@ struct first_output::entry {
   asio::posix::stream_descriptor out, err;
 };
 
-first_output::first_output(asio::io_context& io, stderr_first report) : io_(io), report_(std::move(report)) {}
+first_output::first_output(asio::io_context& io, stderr_first report, std::size_t max_watched)
+    : io_(io), report_(std::move(report)), max_watched_(max_watched) {}
 
 first_output::~first_output() = default;
 
@@ -30,7 +31,6 @@ int copy_of(int fd) {
   while (copy < 0 && errno == EINTR);
   return copy;
 }
-
 }  // namespace
 
 void first_output::watch(std::uint64_t id, std::uint64_t pid, int out, int err) {
@@ -47,13 +47,27 @@ void first_output::watch(std::uint64_t id, std::uint64_t pid, int out, int err) 
     const int fd = d == &e->out ? 1 : 2;
     d->async_wait(asio::posix::stream_descriptor::wait_read, [this, weak = std::weak_ptr<entry>(e), fd](std::error_code ec) {
       // Closed meanwhile (the other came first, forget, or this object's end): the
-      // entry is gone with it, and `this` is not touched.
+      // entry is gone with it, and `this` is not touched. A wait that failed ends the
+      // watch too, saying nothing.
       auto e = weak.lock();
-      if (!e || ec) return;
-      on_readable(e, fd);
+      if (!e) return;
+      on_readable(e, ec ? 1 : fd);
     });
   }
+  order_.push_back(e);
   entries_[id] = std::move(e);
+  // The oldest launches watched give way: their order mattered only to a Node thread
+  // that has not read them yet, and one that read first took the edge the helper waits
+  // for (epoll drops an edge whose bytes were read before it was reported).
+  while (entries_.size() > max_watched_) {
+    auto oldest = order_.front().lock();
+    order_.pop_front();
+    if (oldest) forget(oldest->id);
+  }
+  // Launches already gone leave expired entries here: dropped once they outnumber the rest.
+  if (order_.size() > 2 * entries_.size() + 64) {
+    std::erase_if(order_, [](const std::weak_ptr<entry>& w) { return w.expired(); });
+  }
 }
 
 void first_output::on_readable(const std::shared_ptr<entry>& e, int fd) {

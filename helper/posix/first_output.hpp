@@ -9,14 +9,20 @@
 // and then closes both. Only "stderr before stdout" needs saying (Node's default is
 // the other); its node_ipc sends it to Node as a line after the launch's descriptors.
 //
-// Copies close at the first readability (the child's exit makes both readable too),
-// at forget() (the child was reaped: a grandchild may still hold its ends), and with
-// this object. The waits never block the loop: they are asio's readiness waits.
+// Copies close at the first readability the helper sees (the child's exit makes both
+// readable too), at forget() (the child was reaped: a grandchild may still hold its
+// ends), when more than max_watched launches are watched (the oldest), and with this
+// object. A Node that reads an output before the helper's loop looks takes its edge
+// (epoll drops an edge whose bytes are gone when it is reported): the copies then wait
+// for the next readability, which is harmless to the order (Node read first, in the
+// order it chose) and bounded by the child's life and max_watched. The waits never
+// block the loop: they are asio's readiness waits.
 #pragma once
 #include <asio/io_context.hpp>
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <unordered_map>
@@ -28,7 +34,7 @@ class first_output {
   // Launch `id` (process `pid`): its stderr became readable before its stdout.
   using stderr_first = std::function<void(std::uint64_t id, std::uint64_t pid)>;
 
-  first_output(asio::io_context& io, stderr_first report);
+  first_output(asio::io_context& io, stderr_first report, std::size_t max_watched = 1024);
   ~first_output();
   first_output(const first_output&) = delete;
   first_output& operator=(const first_output&) = delete;
@@ -48,7 +54,9 @@ class first_output {
 
   asio::io_context& io_;
   stderr_first report_;
+  const std::size_t max_watched_;
   std::unordered_map<std::uint64_t, std::shared_ptr<entry>> entries_;
+  std::deque<std::weak_ptr<entry>> order_;  // oldest first; expired ones linger a while
 };
 
 }  // namespace spawnhost

@@ -1,7 +1,7 @@
 // helper/posix/first_output: which output of a handed-over launch became readable
 // first, on socketpairs standing for the child's stdout and stderr. Only "stderr
-// first" is reported; the copies close at the first readability, at
-// forget() and with the object, and the originals stay the caller's. Through node_ipc,
+// first" is reported; the copies close at the first readability, at forget(), beyond
+// the limit of launches watched and with the object; the originals stay the caller's. Through node_ipc,
 // the report is a line after the launch's descriptors.
 #include "first_output.hpp"
 
@@ -136,6 +136,23 @@ TEST_F(FirstOutput, TheCopiesCloseWithTheWatcher) {
   EXPECT_EQ(open_descriptors(), before);
   err.write("foo");
   run();  // the aborted waits find nothing of it
+}
+
+TEST_F(FirstOutput, TheOldestLaunchWatchedGivesWayBeyondTheLimit) {
+  const int before = open_descriptors();
+  first_output small(io, [this](std::uint64_t id, std::uint64_t pid) { reports.emplace_back(id, pid); }, 2);
+  output out2, err2;
+  small.watch(1, 10, out.ends[0], err.ends[0]);
+  small.watch(2, 20, out2.ends[0], err2.ends[0]);
+  small.watch(3, 30, out2.ends[0], err2.ends[0]);
+  EXPECT_EQ(small.watching(), 2u);
+  EXPECT_EQ(open_descriptors(), before + 4 + 4) << "two socketpairs more, and two launches' copies";
+  err.write("foo");
+  run();
+  EXPECT_TRUE(reports.empty()) << "the launch given up on was still watched";
+  small.forget(2);
+  small.forget(3);
+  EXPECT_EQ(open_descriptors(), before + 4);
 }
 
 struct no_events : node_ipc::handler {
