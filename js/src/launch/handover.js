@@ -95,7 +95,7 @@ export class LaunchHandover extends LaunchRelay {
     this._inbox.claim(this.id, pid, fds, adoptAll, () => {
       this._claim = null;
       this._handOverLost();
-    }, outputs ? () => this._stderrFirst() : undefined);
+    }, outputs ? () => this._scope.runInAsyncScope(() => this._stderrFirst()) : undefined);
   }
 
   // The helper saw stderr become readable before stdout. A thread busy since spawn()
