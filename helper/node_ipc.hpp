@@ -11,6 +11,10 @@
 // code sees only an internal message. No answer comes: our copy closes as soon as the
 // sendmsg carrying it succeeded (the kernel holds it in flight for Node). A descriptor
 // Node's end could not take (it is out of descriptors) is reported there, in JS.
+// A launch whose stderr became readable before its stdout gets one more line, after
+// its descriptors: {"cmd":"NODE_SPAWNHOST_FIRST","id":I,"pid":P,"fd":2}\n, so that Node
+// starts reading stderr first (helper/posix/first_output.hpp keeps copies of both
+// outputs' ends until the first is readable or the child is reaped).
 //
 // The other way (Node's `helper.send(msg, handle)`), NODE_HANDLE lines with a
 // descriptor are acknowledged and given to the handler. Anything else on the channel
@@ -55,6 +59,8 @@ class node_ipc {
   // Hands our ends of launch `id`'s stdio (by fd: 0, 1, 2; empty ones are not piped)
   // to Node; `pid` tells the launch apart from a later one that reuses the id.
   void hand_over(std::uint64_t id, std::uint64_t pid, std::array<os_handle, 3> stdio);
+  // Launch id's child was reaped: what watched its outputs' order is closed.
+  void child_exited(std::uint64_t id);
   // Hand-overs queued whose descriptor has not gone out yet (the channel is full).
   std::size_t outstanding() const noexcept;
 

@@ -347,7 +347,7 @@ void session::on_output_room() {
   for (auto& resume : waiting) resume();
 }
 
-void session::child_exited(std::uint64_t) { maybe_finish(); }
+void session::child_exited(std::uint64_t id) { if (node_ipc_) node_ipc_->child_exited(id); maybe_finish(); }
 
 // A child whose stdio cannot reach Node is of no use to it: it is killed, and Node
 // hears why about its id (its `exit` follows as usual).

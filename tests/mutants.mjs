@@ -728,4 +728,26 @@ export const mutants = [
     tests: ["orphans.test.js"],
     pattern: "launch thread the pool added",
   },
+  // The order of a handed-over child's outputs (issue 30, item 5).
+  {
+    name: "stderr said first, stdout still read first",
+    breaks: "Node no longer moves stdout's reading behind stderr's when the helper saw stderr readable first",
+    edits: [{ file: "js/src/launch/handover.js", find: "    handle.readStop();\n    setImmediate(() => {", replace: "    setImmediate(() => {" }],
+    tests: ["stream-order-handover.test.js"],
+    pattern: "stderr written 10 ms before stdout",
+  },
+  {
+    name: "helper never watches which output came first",
+    breaks: "the helper no longer says that a child's stderr became readable before its stdout",
+    edits: [{ file: "helper/posix/node_ipc.cpp", find: "if (stdio[1] && stdio[2]) impl_->first.watch(", replace: "if (false && stdio[1] && stdio[2]) impl_->first.watch(" }],
+    tests: ["stream-order-handover.test.js"],
+    pattern: "stderr written 10 ms before stdout",
+  },
+  {
+    name: "outputs' copies kept past the child's exit",
+    breaks: "the helper's copies of a child's outputs stay open after its exit while a grandchild holds them",
+    edits: [{ file: "helper/session.cpp", find: "if (node_ipc_) node_ipc_->child_exited(id);", replace: "if (node_ipc_ && id == 0) node_ipc_->child_exited(id);" }],
+    tests: ["handover.test.js"],
+    pattern: "copies of outputs never written",
+  },
 ];

@@ -15,6 +15,8 @@
 #include <system_error>
 #include <utility>
 
+#include "first_output.hpp"
+
 namespace spawnhost {
 
 struct node_ipc::impl : std::enable_shared_from_this<impl> {
@@ -27,10 +29,12 @@ struct node_ipc::impl : std::enable_shared_from_this<impl> {
     std::uint64_t id = 0;  // the launch whose stdio `handle` is
   };
 
-  impl(asio::io_context& io, int fd, handler& h) : socket(io, fd), handler_(h) {}
+  impl(asio::io_context& io, int fd, handler& h)
+      : socket(io, fd), handler_(h), first(io, [this](std::uint64_t id, std::uint64_t pid) { stderr_first(id, pid); }) {}
 
   asio::posix::stream_descriptor socket;
   handler& handler_;
+  first_output first;  // which of a launch's outputs became readable first
   std::deque<out_line> to_write;
   bool writing = false;
   std::string input;
@@ -88,6 +92,13 @@ struct node_ipc::impl : std::enable_shared_from_this<impl> {
       to_write.pop_front();
     }
     writing = false;
+  }
+
+  // After the launch's descriptors (the queue keeps the order): Node reads it in the
+  // same turn as them when its thread was busy, and starts reading stderr first.
+  void stderr_first(std::uint64_t id, std::uint64_t pid) {
+    if (closed) return;
+    queue({R"({"cmd":"NODE_SPAWNHOST_FIRST","id":)" + std::to_string(id) + R"(,"pid":)" + std::to_string(pid) + R"(,"fd":2})" "\n", {}, id});
   }
 
   // The channel is unusable: every hand-over not sent yet fails, later ones too.
@@ -206,6 +217,8 @@ void node_ipc::hand_over(std::uint64_t id, std::uint64_t pid, std::array<os_hand
     last = fd;
   }
   line += "]}\n";
+  // Which output the child makes readable first is seen here, as it happens.
+  if (stdio[1] && stdio[2]) impl_->first.watch(id, pid, stdio[1].get(), stdio[2].get());
   for (int fd = 0; fd < 3; ++fd) {
     if (!stdio[fd]) continue;
     // libuv takes a received descriptor as it is, and expects its own ends non-blocking
@@ -214,6 +227,8 @@ void node_ipc::hand_over(std::uint64_t id, std::uint64_t pid, std::array<os_hand
     impl_->queue({fd == last ? line : std::string(" "), std::move(stdio[fd]), id});
   }
 }
+
+void node_ipc::child_exited(std::uint64_t id) { impl_->first.forget(id); }
 
 std::size_t node_ipc::outstanding() const noexcept {
   std::size_t n = 0;

@@ -15,6 +15,7 @@ void node_ipc::start() {}
 void node_ipc::hand_over(std::uint64_t id, std::uint64_t, std::array<os_handle, 3>) {
   impl_->handler_.hand_over_failed(id, "the Windows helper cannot hand descriptors to Node");
 }
+void node_ipc::child_exited(std::uint64_t) {}
 std::size_t node_ipc::outstanding() const noexcept { return 0; }
 
 }  // namespace spawnhost

@@ -8,6 +8,7 @@ import * as childProcess from "node:child_process";
 import { existsSync } from "node:fs";
 import net from "node:net";
 import { join } from "node:path";
+import { finished } from "node:stream/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import * as dropIn from "spawnhost/child_process";
 import { modes, hostFor, once, readAll } from "./support/modes.js";
@@ -69,16 +70,22 @@ describe("stdio handed over to Node", { skip }, () => {
     });
   }
 
-  test("the helper closes its copy of each descriptor once it has gone to Node", async () => {
+  // The helper keeps a copy of stdout's and stderr's ends only until it sees the first
+  // readable (helper/posix/first_output.hpp: which came first), stdin's not at all.
+  // Readable here by their end, which Node cannot take from the helper as it can bytes.
+  test("the helper closes its copy of each descriptor once it has gone to Node and an output was readable", async () => {
     const host = hostFor("helper");
     const sockets = openSockets;
     const first = await host.spawn("true", [], { stdio: "ignore" });
     await once(first, "close");
     const helper = host.stats().helperPid;
     const before = sockets(helper);
-    const children = await Promise.all(Array.from({ length: 5 }, () => host.spawn("cat", [], {})));
+    const children = await Promise.all(Array.from({ length: 5 }, () => host.spawn("sh", ["-c", "exec >&- 2>&-; read line"], {})));
     try {
-      // The helper closes its copies once they are sent, maybe after spawn() resolved.
+      // Their end may be read already: finished() settles for one that came and went.
+      await Promise.all(children.map((child) => finished(child.stdout.resume(), { writable: false })));
+      // The helper closes its copies once they are sent and an output was readable,
+      // maybe after Node read it.
       for (let tries = 0; sockets(helper) !== before && tries < 250; tries++) await sleep(20);
       assert.equal(sockets(helper), before, "the helper still holds parent ends");
     } finally {
@@ -88,6 +95,30 @@ describe("stdio handed over to Node", { skip }, () => {
         child.stdout.resume();
       }
       await Promise.all(children.map((child) => once(child, "close")));
+      await host.shutdown();
+    }
+  });
+
+  test("the helper's copies of outputs never written close at the child's exit (a grandchild holds the outputs)", async () => {
+    const host = hostFor("helper");
+    const first = await host.spawn("true", [], { stdio: "ignore" });
+    await once(first, "close");
+    const helper = host.stats().helperPid;
+    const before = openSockets(helper);
+    // The grandchild holds stdout and stderr, silent, for 3 s after the child's exit.
+    const child = await host.spawn("sh", ["-c", "read line; sleep 3 & exit 0"], {});
+    try {
+      for (let tries = 0; openSockets(helper) !== before + 2 && tries < 250; tries++) await sleep(20);
+      assert.equal(openSockets(helper), before + 2, "a copy of stdout's and stderr's ends while nothing was written");
+      child.stdin.end("go\n");
+      await once(child, "exit");
+      // They close in the turn that sent the exit; the wait is slack for a slow /proc.
+      for (let tries = 0; openSockets(helper) !== before && tries < 50; tries++) await sleep(20);
+      assert.equal(openSockets(helper), before, "the helper still holds the outputs' ends after the child's exit");
+    } finally {
+      child.stdout.resume();
+      child.stderr.resume();
+      await once(child, "close");
       await host.shutdown();
     }
   });

@@ -9,6 +9,12 @@
 // `spawned` frame (launch/handover.js).
 /** The `cmd` of the line the helper sends with each descriptor (helper/node_ipc.hpp). */
 export const STDIO_HANDLE_CMD = "NODE_SPAWNHOST_STDIO";
+/**
+ * The `cmd` of the line that follows a launch's descriptors when its stderr became
+ * readable before its stdout (helper/posix/first_output.hpp): a Node thread busy since
+ * spawn() reads it in the same turn as the descriptors, and starts reading stderr first.
+ */
+export const STDERR_FIRST_CMD = "NODE_SPAWNHOST_FIRST";
 
 /** The descriptors one helper handed over, by launch. */
 export class HandleInbox {
@@ -24,6 +30,10 @@ export class HandleInbox {
   #lost = new Set();
   /** Descriptors read from the channel since Node last emitted a line, in order. */
   #received = [];
+  /** @type {Map<string, () => void>} launches reading both outputs, until stderr is said first or they end */
+  #orderings = new Map();
+  /** @type {Set<string>} stderr said first before the launch took its handles */
+  #stderrFirst = new Set();
   /** @type {Set<string>} given up: what still comes for them is closed */
   #discarded = new Set();
   #closed = false;
@@ -42,6 +52,7 @@ export class HandleInbox {
     this.Pipe = helper.stdout._handle.constructor;
     this.receives = takeDescriptors(helper, (handle) => this.#received.push(handle));
     helper.on("internalMessage", (message) => {
+      if (message?.cmd === STDERR_FIRST_CMD) return this.#stderrSaidFirst(message);
       if (message?.cmd !== STDIO_HANDLE_CMD || !Array.isArray(message.fds)) return;
       // Node emits the line right after the read that completed it, before the next
       // read: what was taken since the last line is this line's, all of it.
@@ -54,11 +65,12 @@ export class HandleInbox {
   /**
    * Calls `ready` with the handles of `fds` for the launch `id` whose process is `pid`,
    * now if they are all here, or once they are. The launch's end (or the helper's) is
-   * `discard`.
+   * `discard`. `stderrFirst` (for a launch that reads both outputs) is called if the
+   * helper says the child's stderr became readable before its stdout, until `settled`.
    */
-  claim(id, pid, fds, ready, lost) {
+  claim(id, pid, fds, ready, lost, stderrFirst) {
     const key = `${id}:${pid}`;
-    const claim = { id, pid, fds, ready, lost };
+    const claim = { id, pid, fds, ready, lost, stderrFirst };
     this.#claims.set(key, claim);
     this.#tryComplete(key);
   }
@@ -74,10 +86,16 @@ export class HandleInbox {
     });
   }
 
+  /** The launch that took its handles is over: nothing more is said to it. */
+  settled(id, pid) {
+    this.#orderings.delete(`${id}:${pid}`);
+  }
+
   /** The launch is over before it took its handles: close them, now and when they come. */
   discard(id, pid) {
     const key = `${id}:${pid}`;
     this.#claims.delete(key);
+    this.#stderrFirst.delete(key);
     this.#lost.delete(key);
     this.#discarded.add(key);
     for (const handle of this.#arrived.get(key)?.values() ?? []) handle.close();
@@ -91,6 +109,20 @@ export class HandleInbox {
     for (const handles of this.#arrived.values()) for (const handle of handles.values()) handle.close();
     this.#arrived.clear();
     this.#claims.clear();
+    this.#orderings.clear();
+    this.#stderrFirst.clear();
+  }
+
+  // The line comes after the launch's descriptors: it took them already, or will.
+  #stderrSaidFirst({ id, pid }) {
+    const key = `${id}:${pid}`;
+    const stderrFirst = this.#orderings.get(key);
+    if (stderrFirst) {
+      this.#orderings.delete(key);
+      stderrFirst();
+    } else if (this.#arrived.has(key)) {
+      this.#stderrFirst.add(key);
+    }
   }
 
   // `handles`: what came with the line's reads, in the order of its `fds`.
@@ -122,6 +154,9 @@ export class HandleInbox {
     this.#claims.delete(key);
     this.#arrived.delete(key);
     claim.ready(handles);
+    if (!claim.stderrFirst) return;
+    if (this.#stderrFirst.delete(key)) claim.stderrFirst();
+    else this.#orderings.set(key, claim.stderrFirst);
   }
 }
 

@@ -28,7 +28,8 @@ export class LaunchHandover extends LaunchRelay {
   // (they would be set after it): _sockets ({ fd, socket }[]), _inbox (the channel's
   // HandleInbox), _claim ({ id, pid } while the hand-overs are awaited), _scope (the
 // launching call's async context: the handles were made in the helper channel's),
-// _handOverLost (the launch's failure when a descriptor never reached Node).
+// _handOverLost (the launch's failure when a descriptor never reached Node), _pid
+// (the process's, once spawned).
 
   _createStdio(request, child, onStreamClosed, channel, scope, { handOverLost }) {
     // Streams given as stdio stop reading at once, as child_process's spawn stops them.
@@ -37,6 +38,7 @@ export class LaunchHandover extends LaunchRelay {
     this._scope = scope;
     this._handOverLost = handOverLost;
     this._claim = null;
+    this._pid = 0;
     this._sockets = [];
     const [stdin, stdout, stderr] = request.stdio.map((kind, fd) => {
       if (kind !== "pipe") return null;
@@ -88,9 +90,32 @@ export class LaunchHandover extends LaunchRelay {
       for (const { fd, socket } of this._sockets) adopt(socket, handles.get(fd), fd > 0, this._scope);
       ready(this.release());
     });
+    this._pid = pid;
+    const outputs = fds.includes(1) && fds.includes(2);
     this._inbox.claim(this.id, pid, fds, adoptAll, () => {
       this._claim = null;
       this._handOverLost();
+    }, outputs ? () => this._scope.runInAsyncScope(() => this._stderrFirst()) : undefined);
+  }
+
+  // The helper saw stderr become readable before stdout. A thread busy since spawn()
+  // finds both readable when it first polls the adopted sockets, and libuv reads them
+  // in the order their watchers joined its queue (epoll's ready list keeps the order
+  // of EPOLL_CTL_ADD): stdout's, adopted first. The helper's line comes before them in
+  // the poll that finds them (the channel is still readable when they are added) or
+  // in an earlier one. Stdout stops reading for this poll (libuv skips an event whose
+  // watcher stopped, and forgets its place in the queue) and starts again after it
+  // (setImmediate), behind stderr: read in the order the outputs became readable, as
+  // child_process's own pipes, watched from inside spawn(), are. Too late once stdout
+  // has read something; nothing to move while it does not read.
+  _stderrFirst() {
+    const stdout = this._sockets.find(({ fd }) => fd === 1).socket;
+    const handle = stdout._handle;
+    if (stdout.connecting || !handle?.reading || stdout.bytesRead > 0) return;
+    handle.readStop();
+    setImmediate(() => {
+      // Node's own reading state is untouched: a pause meanwhile cleared it.
+      if (stdout._handle === handle && handle.reading && !stdout.destroyed) handle.readStart();
     });
   }
 
@@ -108,6 +133,7 @@ export class LaunchHandover extends LaunchRelay {
 
   close() {
     super.close();
+    if (this._pid) this._inbox.settled(this.id, this._pid);
     if (this._claim) this._inbox.discard(this._claim.id, this._claim.pid);
     this._claim = null;
     for (const { fd, socket } of this._sockets) endPending(socket, fd > 0);
