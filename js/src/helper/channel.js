@@ -82,9 +82,9 @@ export class Channel {
     this.#writer = new FrameWriter(started.input);
     this.#leftParent = started.leftParent;
     this.handles = started.handles;
-    if (started.syncSocket) {
+    if (started.syncSocket || started.syncPipe) {
       this.#sync = new SyncChannel({
-        packageVersion: PACKAGE_VERSION, helperPath: this.#helperPath, socket: started.syncSocket, answerMs,
+        packageVersion: PACKAGE_VERSION, helperPath: this.#helperPath, socket: started.syncSocket, pipe: started.syncPipe, answerMs,
         onFault: (fault, error, reason) => this.#onSyncFault(fault, reason),
       });
     }
@@ -182,7 +182,8 @@ export class Channel {
 
   /**
    * The sync channel, checked, for a call that blocks this thread; the first call waits
-   * (at most answerMs) for its hello. Null where the helper has none (Windows). Throws
+   * (at most answerMs) for its hello. Null where the helper has none (Linux Node driving
+   * the Windows helper, a transport). Throws
    * when the helper is gone or its sync channel broke.
    * @returns {import("../sync/channel.js").SyncChannel|null}
    */

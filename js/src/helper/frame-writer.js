@@ -1,5 +1,6 @@
 // Writes frames to the helper: every frame sent in one tick (a burst of launches, a big
 // stdin write) leaves in one write to the pipe, corked until the end of the tick.
+import { handedToKernel } from "../sync/windows.js";
 
 export class FrameWriter {
   /** @type {import("node:stream").Writable} the helper's stdin, or its fd 6 */
@@ -27,13 +28,14 @@ export class FrameWriter {
 
   /**
    * Hands every frame queued so far to the kernel now instead of at the end of this
-   * tick: true when nothing is left queued in Node, false when the pipe is full.
+   * tick: true when nothing is left queued in Node (or, on Windows, nothing the kernel
+   * did not take), false when the pipe is full.
    */
   flushNow() {
     if (this.#corked) {
       this.#corked = false; // the pending uncork in write() then finds nothing corked
       this.#input.uncork();
     }
-    return this.#input.writableLength === 0;
+    return this.#input.writableLength === 0 || handedToKernel(this.#input);
   }
 }

@@ -1,0 +1,92 @@
+// What differs on Windows for blocking calls (docs/sync.md, "Windows"): the one JS module
+// of Windows differences there. Node's end of a libuv stdio pipe has no descriptor on
+// Windows (`handle.fd` is -1), so fs.readSync cannot use it: the Windows helper makes a
+// named pipe (`--sync-pipe`), which Node opens with fs.openSync at its first blocking
+// call (helper/windows/sync_pipe.cpp has the other half of the handshake below). And a
+// write to the main pipe reports its end only on the next turn of the loop.
+import { randomBytes } from "node:crypto";
+import { closeSync, fstatSync, openSync, writeSync } from "node:fs";
+
+/**
+ * The sync pipe's name for a helper started here, or null: only Windows Node can open the
+ * Windows helper's pipe (Linux Node driving it under wine cannot; its blocking calls fall
+ * back). Random, so that nobody can make it first (the helper would then refuse it).
+ * @param {string} platform the helper's platform
+ */
+export function syncPipeName(platform) {
+  if (platform !== "win32" || process.platform !== "win32") return null;
+  return `\\\\.\\pipe\\spawnhost-sync-${process.pid}-${randomBytes(16).toString("hex")}`;
+}
+
+/**
+ * What a non-blocking read reports when nothing is there: EAGAIN on a socket; on a pipe
+ * end in PIPE_NOWAIT mode, ReadFile's ERROR_NO_DATA, which libuv names EPIPE (the
+ * helper's end closed reads as end of file, 0). A full pipe takes 0 bytes of a write.
+ */
+export const READ_EMPTY_SOCKET = new Set(["EAGAIN", "EWOULDBLOCK"]);
+export const READ_EMPTY_PIPE = new Set(["EAGAIN", "EWOULDBLOCK", "EPIPE"]);
+
+/**
+ * Opens the helper's sync pipe and has the helper make Node's end non-blocking, waiting
+ * until `deadline` (a performance.now() time) at most; every step here returns at once.
+ * 1. Open the name: ENOENT until the helper made it, EBUSY while it serves someone.
+ * 2. Write this end's handle (libuv reports a pipe's HANDLE as its inode): 8 bytes into
+ *    an empty pipe, which never waits.
+ * 3. Open the name again: that succeeds once the helper, having set PIPE_NOWAIT on our
+ *    end, makes a second instance. Until then a read would wait for the helper.
+ * @param {string} name
+ * @param {number} deadline
+ * @param {(waitedMs: number) => void} pause sleeps a share of the time waited
+ * @returns {number|null} the descriptor, or null when the helper did not get there in time
+ */
+export function openSyncPipe(name, deadline, pause) {
+  const fd = openWhenThere(name, deadline, pause);
+  if (fd === null) return null;
+  try {
+    const handle = fstatSync(fd, { bigint: true }).ino;
+    if (handle === 0n) throw new Error(`this Node (${process.version}) does not report a pipe's handle in fs.fstatSync`);
+    const value = Buffer.alloc(8);
+    value.writeBigUInt64LE(handle);
+    writeSync(fd, value);
+    const ready = openWhenThere(name, deadline, pause);
+    if (ready === null) {
+      closeSync(fd);
+      return null;
+    }
+    closeSync(ready);
+    return fd;
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+}
+
+function openWhenThere(name, deadline, pause) {
+  const from = performance.now();
+  for (;;) {
+    try {
+      return openSync(name, "r+");
+    } catch (error) {
+      if (error.code !== "ENOENT" && error.code !== "EBUSY") throw error;
+    }
+    const now = performance.now();
+    if (now >= deadline) return null;
+    pause(now - from);
+  }
+}
+
+/**
+ * Whether everything written to `stream` is in the kernel's hands although its callbacks
+ * have not run. On Windows libuv writes a pipe with an overlapped WriteFile, which
+ * normally completes at once but is reported on the loop's next turn: `writableLength`
+ * stays above 0 until then. Here nothing waits in the Writable's buffer (nothing corked,
+ * no write queued behind one in flight) and libuv has no byte the kernel did not take
+ * (`writeQueueSize`). False where that cannot be told.
+ * @param {import("node:stream").Writable} stream
+ */
+export function handedToKernel(stream) {
+  const state = stream._writableState;
+  const handle = stream._handle;
+  if (!state || !Array.isArray(state.buffered) || typeof handle?.writeQueueSize !== "number") return false;
+  return state.corked === 0 && state.buffered.length - (state.bufferedIndex ?? 0) === 0 && handle.writeQueueSize === 0;
+}
