@@ -3,7 +3,7 @@
 // Windows (`handle.fd` is -1), so fs.readSync cannot use it: the Windows helper makes a
 // named pipe (`--sync-pipe`), which Node opens with fs.openSync at its first blocking
 // call (helper/windows/sync_pipe.cpp has the other half of the handshake below). And a
-// write to the main pipe reports its end only on the next turn of the loop.
+// write to the main pipe reports its end only on the loop's next turn (directPipeWriter).
 import { randomBytes } from "node:crypto";
 import { closeSync, fstatSync, openSync, writeSync } from "node:fs";
 
@@ -76,17 +76,72 @@ function openWhenThere(name, deadline, pause) {
 }
 
 /**
- * Whether everything written to `stream` is in the kernel's hands although its callbacks
- * have not run. On Windows libuv writes a pipe with an overlapped WriteFile, which
- * normally completes at once but is reported on the loop's next turn: `writableLength`
- * stays above 0 until then. Here nothing waits in the Writable's buffer (nothing corked,
- * no write queued behind one in flight) and libuv has no byte the kernel did not take
- * (`writeQueueSize`). False where that cannot be told.
- * @param {import("node:stream").Writable} stream
+ * Windows Node: how frames reach the helper's stdin, or null elsewhere. libuv writes a
+ * Windows pipe with an overlapped WriteFile, which normally completes at once but is
+ * reported on the loop's next turn; a Writable sends one write at a time, so a frame
+ * written after another in the same turn would wait for that turn in Node's memory. An
+ * early `pid` read blocks the loop, so such a spawn could not reach the helper. Here the
+ * frames go straight to libuv (net.Socket#_writeGeneric, what the Writable's _writev
+ * calls), which issues each WriteFile at once and in order.
+ * @param {import("node:stream").Writable} input
+ * @returns {{ write(parts: Uint8Array[], onFlushed?: () => void): void, flushNow(): boolean, end(): void }|null}
  */
-export function handedToKernel(stream) {
-  const state = stream._writableState;
-  const handle = stream._handle;
-  if (!state || !Array.isArray(state.buffered) || typeof handle?.writeQueueSize !== "number") return false;
-  return state.corked === 0 && state.buffered.length - (state.bufferedIndex ?? 0) === 0 && handle.writeQueueSize === 0;
+export function directPipeWriter(input) {
+  if (process.platform !== "win32" || typeof input._writeGeneric !== "function" || !input._handle) return null;
+  return new DirectPipeWriter(input);
+}
+
+class DirectPipeWriter {
+  #input;
+  /** @type {Uint8Array[]} this tick's frames, written together at its end */
+  #parts = [];
+  /** @type {(() => void)[]} */
+  #callbacks = [];
+  #scheduled = false;
+
+  constructor(input) {
+    this.#input = input;
+  }
+
+  write(parts, onFlushed) {
+    if (this.#input.writableEnded) {
+      // What a Writable does then: the stream is destroyed with the error.
+      const input = this.#input;
+      process.nextTick(() => input.destroy(Object.assign(new Error("write after end"), { code: "ERR_STREAM_WRITE_AFTER_END" })));
+      return;
+    }
+    for (const part of parts) this.#parts.push(part);
+    if (onFlushed) this.#callbacks.push(onFlushed);
+    if (!this.#scheduled) {
+      this.#scheduled = true;
+      process.nextTick(() => this.#flush());
+    }
+  }
+
+  /** Writes what is queued now: true when the kernel took every byte written so far. */
+  flushNow() {
+    this.#flush();
+    return this.#input._handle?.writeQueueSize === 0;
+  }
+
+  end() {
+    this.#flush();
+    this.#input.end();
+  }
+
+  #flush() {
+    this.#scheduled = false;
+    if (this.#parts.length === 0) return;
+    const chunks = this.#parts.map((chunk) => ({ chunk, encoding: "buffer" }));
+    chunks.allBuffers = true;
+    const callbacks = this.#callbacks;
+    this.#parts = [];
+    this.#callbacks = [];
+    const input = this.#input;
+    input._writeGeneric(true, chunks, "", (error) => {
+      // As a Writable reports a failed write: an "error" event on the stream.
+      if (error) input.destroy(error);
+      else for (const callback of callbacks) callback();
+    });
+  }
 }
