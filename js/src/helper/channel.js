@@ -182,9 +182,8 @@ export class Channel {
 
   /**
    * The sync channel, checked, for a call that blocks this thread; the first call waits
-   * (at most answerMs) for its hello. Null where the helper has none (Linux Node driving
-   * the Windows helper, a transport). Throws
-   * when the helper is gone or its sync channel broke.
+   * (at most answerMs) for its hello. Null where the helper has none (a transport, Linux
+   * Node driving the Windows helper). Throws when the helper is gone or its sync channel broke.
    * @returns {import("../sync/channel.js").SyncChannel|null}
    */
   syncChannel() {
