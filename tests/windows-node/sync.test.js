@@ -5,6 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
+import { Worker } from "node:worker_threads";
 
 const builtin = createRequire(import.meta.url)("node:child_process");
 const node = { spawnSync: builtin.spawnSync, execSync: builtin.execSync, execFileSync: builtin.execFileSync };
@@ -113,4 +114,23 @@ test("a helper that dies during a call fails that call; the next starts a fresh 
   assert.equal(next.error, undefined);
   assert.equal(next.stdout, "again\r\n");
   assert.equal(stats().fallback, 0, JSON.stringify(stats().fallbackReasons));
+});
+
+test("a worker thread's blocking calls and early pid go through its own helper", async () => {
+  const worker = new Worker(`
+    const { parentPort } = require("node:worker_threads");
+    import("spawnhost/child_process").then(({ spawnSync, spawn, stats }) => {
+      const result = spawnSync("cmd.exe", ["/c", "echo from worker"], { encoding: "utf8" });
+      const child = spawn("cmd.exe", ["/c", "exit 0"]);
+      parentPort.postMessage({ stdout: result.stdout, pid: typeof child.pid, stats: stats() });
+    });`, { eval: true });
+  const [seen] = await new Promise((resolve, reject) => {
+    worker.once("message", (message) => resolve([message]));
+    worker.once("error", reject);
+  });
+  await worker.terminate();
+  assert.equal(seen.stdout, "from worker\r\n");
+  assert.equal(seen.pid, "number");
+  assert.equal(seen.stats.fallback, 0, JSON.stringify(seen.stats.fallbackReasons));
+  assert.equal(seen.stats.helper, 2);
 });
