@@ -12,10 +12,17 @@ await import("spawnhost/register");
 const { configure, stats } = await import("spawnhost/child_process");
 
 // The helper's command line names its pipe: seen where every spawn of Node's passes.
+// `renamePipe` makes the next helper create another name than the one Node will open.
 const helperArgs = [];
+let renamePipe = false;
 const originalSpawn = ChildProcess.prototype.spawn;
 ChildProcess.prototype.spawn = function spawn(options) {
-  if (options?.args?.includes("--sync-pipe")) helperArgs.push(options.args);
+  const at = options?.args?.indexOf("--sync-pipe") ?? -1;
+  if (at >= 0) {
+    helperArgs.push(options.args);
+    if (renamePipe) options.args[at + 1] += "-elsewhere";
+    renamePipe = false;
+  }
   return originalSpawn.call(this, options);
 };
 
@@ -50,4 +57,16 @@ test("a process other than Node that opens the sync pipe first is disconnected, 
   assert.equal(ours.stdout, "still ours\r\n");
   assert.equal(stats().fallback, before.fallback, JSON.stringify(stats().fallbackReasons));
   assert.equal(stats().helper, before.helper + 1);
+});
+
+test("a sync pipe that never appears fails the call within helperTimeoutMs; async launches go on", async () => {
+  configure({ helperTimeoutMs: 2000 });
+  renamePipe = true;
+  await new Promise((resolve, reject) => builtin.execFile("cmd.exe", ["/c", "exit 0"], (error) => (error ? reject(error) : resolve())));
+  const started = performance.now();
+  assert.throws(() => builtin.spawnSync("cmd.exe", ["/c", "exit 0"]), /did not open its sync pipe to Node within 2000 ms/);
+  const waited = performance.now() - started;
+  assert.ok(waited >= 1900 && waited < 6000, `waited ${waited} ms`);
+  const out = await new Promise((resolve, reject) => builtin.execFile("cmd.exe", ["/c", "echo async"], (error, stdout) => (error ? reject(error) : resolve(stdout))));
+  assert.equal(out, "async\r\n");
 });
