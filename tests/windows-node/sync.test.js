@@ -67,6 +67,17 @@ test("stdout, stderr, status and input are Node's", () => {
   assert.ok(ours.pid > 0);
 });
 
+test("3 MiB of input and of output cross the pipe whole, in order", () => {
+  // More than the pipe holds each way: writes find it full, reads find it empty.
+  const input = Buffer.alloc(3 * 1024 * 1024);
+  for (let i = 0; i < input.length; i++) input[i] = (i * 7 + (i >> 12)) & 0xff;
+  const [file, args] = script("process.stdin.pipe(process.stdout)");
+  const { ours, theirs } = both((cp) => cp.spawnSync(file, args, { input, maxBuffer: 8 * 1024 * 1024 }));
+  assert.equal(ours.status, 0);
+  assert.ok(ours.stdout.equals(input), "the output is not the input");
+  assert.ok(theirs.stdout.equals(input));
+});
+
 test("execSync through cmd.exe, and execFileSync's error on a failed status, are Node's", () => {
   const shell = both((cp) => outcome(() => cp.execSync("echo via shell& exit /b 0", { encoding: "utf8" })));
   assert.deepEqual(shell.ours, shell.theirs);

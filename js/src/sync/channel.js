@@ -10,7 +10,7 @@ import { closeSync, readSync, writeSync } from "node:fs";
 import { FrameReader, encodeBytesHead, encodeFrame } from "../protocol/frames.js";
 import { MAX_DATA_CHUNK, PROTOCOL_VERSION } from "../protocol/generated.js";
 import { HelperExitedError, HelperVersionError, ProtocolError } from "../core/errors.js";
-import { READ_EMPTY_PIPE, READ_EMPTY_SOCKET, openSyncPipe } from "./windows.js";
+import { PIPE_WRITE_MAX, READ_EMPTY_PIPE, READ_EMPTY_SOCKET, openSyncPipe } from "./windows.js";
 
 const READ_BYTES = 64 * 1024;
 const MAX_ID = 0xffffffff;
@@ -42,6 +42,7 @@ export class SyncChannel {
   #pipeName;
   #fd = -1;
   #readEmpty = READ_EMPTY_SOCKET;
+  #writeMax = Infinity;
   #reader = new FrameReader("to_node");
   #chunk = Buffer.allocUnsafe(READ_BYTES);
   /** @type {{ name: string, values: unknown[] }[]} decoded, not yet taken */
@@ -74,6 +75,7 @@ export class SyncChannel {
     const handle = socket?._handle;
     if (this.#pipeName) {
       this.#readEmpty = READ_EMPTY_PIPE;
+      this.#writeMax = PIPE_WRITE_MAX;
     } else if (handle && Number.isInteger(handle.fd) && handle.fd >= 0) {
       handle.readStop();
       handle.reading = false;
@@ -239,7 +241,7 @@ export class SyncChannel {
     this.#used = true;
     let idleFrom = performance.now();
     for (let at = 0; at < bytes.length;) {
-      const n = tryNonBlocking(() => writeSync(this.#fd, bytes, at, bytes.length - at), (error) => {
+      const n = tryNonBlocking(() => writeSync(this.#fd, bytes, at, Math.min(bytes.length - at, this.#writeMax)), (error) => {
         // EPIPE: the helper, the only reader, is gone (Node ignores SIGPIPE).
         throw this.#fault("dead", `writing to its sync channel failed: ${error.message}`);
       }, READ_EMPTY_SOCKET);

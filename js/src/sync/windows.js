@@ -25,6 +25,12 @@ export function syncPipeName(platform) {
  */
 export const READ_EMPTY_SOCKET = new Set(["EAGAIN", "EWOULDBLOCK"]);
 export const READ_EMPTY_PIPE = new Set(["EAGAIN", "EWOULDBLOCK", "EPIPE"]);
+/**
+ * The most one write to the pipe offers: the helper's inbound buffer (sync_pipe.cpp).
+ * A non-blocking pipe write takes what fits (wine) or, should it take all or nothing,
+ * takes this much once the helper has read what was there.
+ */
+export const PIPE_WRITE_MAX = 64 * 1024;
 
 /**
  * Opens the helper's sync pipe and has the helper make Node's end non-blocking, waiting
