@@ -10,7 +10,7 @@ import { closeSync, readSync, writeSync } from "node:fs";
 import { FrameReader, encodeBytesHead, encodeFrame } from "../protocol/frames.js";
 import { MAX_DATA_CHUNK, PROTOCOL_VERSION } from "../protocol/generated.js";
 import { HelperExitedError, HelperVersionError, ProtocolError } from "../core/errors.js";
-import { PIPE_WRITE_MAX, READ_EMPTY_PIPE, READ_EMPTY_SOCKET, openSyncPipe } from "./windows.js";
+import { PIPE_WRITE_MAX, PIPE_READ_WOULD_WAIT, SOCKET_WOULD_WAIT, openSyncPipe } from "./windows.js";
 
 const READ_BYTES = 64 * 1024;
 const MAX_ID = 0xffffffff;
@@ -41,7 +41,7 @@ export class SyncChannel {
   /** @type {string|null} Windows: the helper's named pipe, opened by the first blocking call */
   #pipeName;
   #fd = -1;
-  #readEmpty = READ_EMPTY_SOCKET;
+  #readEmpty = SOCKET_WOULD_WAIT;
   #writeMax = Infinity;
   #reader = new FrameReader("to_node");
   #chunk = Buffer.allocUnsafe(READ_BYTES);
@@ -74,7 +74,7 @@ export class SyncChannel {
     this.#pipeName = pipe ?? null;
     const handle = socket?._handle;
     if (this.#pipeName) {
-      this.#readEmpty = READ_EMPTY_PIPE;
+      this.#readEmpty = PIPE_READ_WOULD_WAIT;
       this.#writeMax = PIPE_WRITE_MAX;
     } else if (handle && Number.isInteger(handle.fd) && handle.fd >= 0) {
       handle.readStop();
@@ -244,7 +244,7 @@ export class SyncChannel {
       const n = tryNonBlocking(() => writeSync(this.#fd, bytes, at, Math.min(bytes.length - at, this.#writeMax)), (error) => {
         // EPIPE: the helper, the only reader, is gone (Node ignores SIGPIPE).
         throw this.#fault("dead", `writing to its sync channel failed: ${error.message}`);
-      }, READ_EMPTY_SOCKET);
+      }, SOCKET_WOULD_WAIT);
       // A full pipe (Windows) takes nothing and says so with 0.
       if (n !== null && n > 0) {
         at += n;

@@ -19,12 +19,13 @@ export function syncPipeName(platform) {
 }
 
 /**
- * What a non-blocking read reports when nothing is there: EAGAIN on a socket; on a pipe
- * end in PIPE_NOWAIT mode, ReadFile's ERROR_NO_DATA, which libuv names EPIPE (the
- * helper's end closed reads as end of file, 0). A full pipe takes 0 bytes of a write.
+ * The errors of a non-blocking call that would have waited: EAGAIN on a socket, read or
+ * written; on a pipe end in PIPE_NOWAIT mode, an empty pipe fails a read with
+ * ERROR_NO_DATA, which libuv names EPIPE (the helper's end closed reads as end of file,
+ * 0), and a full one takes 0 bytes of a write (a write's EPIPE is the helper's end gone).
  */
-export const READ_EMPTY_SOCKET = new Set(["EAGAIN", "EWOULDBLOCK"]);
-export const READ_EMPTY_PIPE = new Set(["EAGAIN", "EWOULDBLOCK", "EPIPE"]);
+export const SOCKET_WOULD_WAIT = new Set(["EAGAIN", "EWOULDBLOCK"]);
+export const PIPE_READ_WOULD_WAIT = new Set(["EAGAIN", "EWOULDBLOCK", "EPIPE"]);
 /**
  * The most one write to the pipe offers: the helper's inbound buffer (sync_pipe.cpp).
  * A non-blocking pipe write takes what fits (wine) or, should it take all or nothing,
