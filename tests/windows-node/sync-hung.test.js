@@ -1,7 +1,8 @@
 // Windows Node: a helper that stops answering during a blocking call (here suspended,
 // NtSuspendProcess) holds the call for its `timeout` plus helperTimeoutMs at most; it
 // is killed, the call throws, and the next call runs on a fresh helper (docs/sync.md,
-// "Every wait is bounded"). The suspending program is tests/windows/fixtures/fixture.c.
+// "Every wait is bounded"); one suspended before, while Node opens its sync pipe, holds
+// it for helperTimeoutMs. The suspending program is tests/windows/fixtures/fixture.c.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
@@ -15,19 +16,45 @@ const { configure, stats } = await import("spawnhost/child_process");
 
 const fixture = process.env.SPAWNHOST_WIN_FIXTURE ?? fileURLToPath(new URL("../../build-win32-x64/fixtures/fixture.exe", import.meta.url));
 
+/** Suspends process `pid` until the returned child is killed (or 30 s pass). */
+async function suspend(pid) {
+  const suspender = nodeSpawn(fixture, ["suspend", String(pid), "30000"]);
+  await new Promise((resolve, reject) => {
+    let said = "";
+    suspender.stdout.setEncoding("utf8").on("data", (text) => { said += text; if (said.includes("suspended")) resolve(); });
+    suspender.once("exit", (code) => reject(new Error(`the suspender exited with ${code} before suspending ${pid}`)));
+  });
+  return suspender;
+}
+
+/** A fresh shared host, its helper started by an async launch; the helper's pid. */
+async function freshHelper(helperTimeoutMs) {
+  configure({ helperTimeoutMs });
+  const ppid = await new Promise((resolve, reject) => builtin.execFile(process.execPath, ["-e", "process.stdout.write(String(process.ppid))"],
+    (error, stdout) => (error ? reject(error) : resolve(Number(stdout)))));
+  assert.ok(ppid > 0);
+  return ppid;
+}
+
+test("a helper suspended before the first blocking call: the pipe's opening gives up within helperTimeoutMs", async () => {
+  assert.ok(existsSync(fixture), `no fixture at ${fixture} (built with the Windows helper; SPAWNHOST_WIN_FIXTURE names another)`);
+  const suspender = await suspend(await freshHelper(1500));
+  try {
+    const started = performance.now();
+    assert.throws(() => builtin.spawnSync("cmd.exe", ["/c", "exit 0"]), /did not open its sync pipe to Node within 1500 ms/);
+    const waited = performance.now() - started;
+    assert.ok(waited >= 1400 && waited < 1500 + 5000, `the call waited ${waited} ms`);
+  } finally {
+    suspender.kill();
+  }
+});
+
 test("a helper suspended during a blocking call: killed after timeout + helperTimeoutMs, the call throws, the next works", async () => {
   assert.ok(existsSync(fixture), `no fixture at ${fixture} (built with the Windows helper; SPAWNHOST_WIN_FIXTURE names another)`);
-  configure({ helperTimeoutMs: 1500 });
-  // The helper is the parent of the children it starts.
-  const helperPid = Number(builtin.spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.ppid))"], { encoding: "utf8" }).stdout);
-  assert.ok(helperPid > 0);
-  const suspender = nodeSpawn(fixture, ["suspend", String(helperPid), "30000"]);
+  const helperPid = await freshHelper(1500);
+  assert.equal(builtin.spawnSync("cmd.exe", ["/c", "exit 0"]).status, 0); // the sync pipe is open
+  const suspender = await suspend(helperPid);
   try {
-    await new Promise((resolve, reject) => {
-      let said = "";
-      suspender.stdout.setEncoding("utf8").on("data", (text) => { said += text; if (said.includes("suspended")) resolve(); });
-      suspender.once("exit", (code) => reject(new Error(`the suspender exited with ${code} before suspending the helper`)));
-    });
     const started = performance.now();
     assert.throws(() => builtin.spawnSync("cmd.exe", ["/c", "exit 0"], { timeout: 1000 }), (error) => {
       assert.equal(error.name, "HelperExitedError");
