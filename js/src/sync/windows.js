@@ -89,7 +89,8 @@ function openWhenThere(name, deadline, pause) {
  * written after another in the same turn would wait for that turn in Node's memory. An
  * early `pid` read blocks the loop, so such a spawn could not reach the helper. Here the
  * frames go straight to libuv (net.Socket#_writeGeneric, what the Writable's _writev
- * calls), which issues each WriteFile at once and in order.
+ * calls), which issues each WriteFile at once and in order (an overlapped pipe: Node's
+ * end of a libuv stdio pipe).
  * @param {import("node:stream").Writable} input
  * @returns {{ write(parts: Uint8Array[], onFlushed?: () => void): void, flushNow(): boolean, end(): void }|null}
  */
@@ -125,10 +126,14 @@ class DirectPipeWriter {
     }
   }
 
-  /** Writes what is queued now: true when the kernel took every byte written so far. */
+  /**
+   * Writes what is queued now: true when every frame is with the kernel. A WriteFile
+   * still pending there (libuv's writeQueueSize) completes as the helper reads its
+   * stdin, which it always does, without this loop's help.
+   */
   flushNow() {
     this.#flush();
-    return this.#input._handle?.writeQueueSize === 0;
+    return Boolean(this.#input._handle) && !this.#input.destroyed;
   }
 
   end() {
