@@ -2,7 +2,7 @@
 // schema/README.md on its stdin/stdout. Diagnostics go to stderr only.
 //
 //   spawnhost-helper [--launch-threads N] [--grace-ms MS] [--inherit-fds A,B,C]
-//                    [--leave-parent] [--input-fd N] [--sync-fd N] [--ipc-fd N] [--channel-name NAME]
+//                    [--leave-parent] [--input-fd N] [--sync-fd N | --sync-pipe NAME] [--ipc-fd N] [--channel-name NAME]
 //   spawnhost-helper --version
 #include <asio/io_context.hpp>
 
@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <thread>
 
@@ -45,6 +46,7 @@ struct arguments {
   bool leave_parent = false;  // started by a worker thread: see prepare_helper_process
   int input_fd = 0;           // where Node's frames arrive (not stdin: see --leave-parent in channel.js)
   int sync_fd = -1;           // one end of Node's socketpair for the sync channel (docs/sync.md)
+  const char* sync_pipe = nullptr;  // Windows: the sync channel's named pipe, made here (docs/sync.md)
   const char* channel_name = nullptr;  // the listener for Node-owned fork channels (channel_listener.hpp)
   int ipc_fd = -1;            // Node's IPC channel ("ipc" stdio entry): stdio hand-over (node_ipc.hpp)
 };
@@ -56,7 +58,7 @@ bool parse_number(std::string_view text, long& out) {
 
 int usage(const char* problem) {
   std::fprintf(stderr, "spawnhost-helper: %s\nusage: spawnhost-helper [--launch-threads N] [--grace-ms MS] "
-               "[--inherit-fds A,B,C] [--leave-parent] [--input-fd N] [--sync-fd N] [--ipc-fd N] [--channel-name NAME] | --version\n", problem);
+               "[--inherit-fds A,B,C] [--leave-parent] [--input-fd N] [--sync-fd N | --sync-pipe NAME] [--ipc-fd N] [--channel-name NAME] | --version\n", problem);
   return 2;
 }
 
@@ -82,6 +84,9 @@ int main(int argc, char** argv) {
       ++i;
     } else if (arg == "--sync-fd" && value && parse_number(value, n) && n >= 3 && n <= 1024) {
       args.sync_fd = static_cast<int>(n);
+      ++i;
+    } else if (arg == "--sync-pipe" && value && *value) {
+      args.sync_pipe = value;
       ++i;
     } else if (arg == "--channel-name" && value && *value) {
       args.channel_name = value;
@@ -140,13 +145,17 @@ int main(int argc, char** argv) {
   }
 
   // The sync channel is a socket Node made with our stdio: nothing to create, and no
-  // name anyone else could open. Without it the helper still serves the main channel;
-  // Node's blocking calls then report that it never said hello there.
+  // name anyone else could open. On Windows, a pipe only Node's logon session can open
+  // and only Node may use. Without it the helper still serves the main channel; Node's
+  // blocking calls then report that it never said hello there.
   std::optional<spawnhost::session> sync_session;
-  if (args.sync_fd >= 0) {
+  if (args.sync_fd >= 0 || args.sync_pipe) {
     spawnhost::sync_socket_ends ends;
-    if (const std::error_code error = spawnhost::open_sync_socket(args.sync_fd, ends)) {
-      std::fprintf(stderr, "spawnhost-helper: no sync channel on fd %d: %s\n", args.sync_fd, error.message().c_str());
+    const std::error_code error = args.sync_pipe ? spawnhost::open_sync_pipe(args.sync_pipe, ends)
+                                                 : spawnhost::open_sync_socket(args.sync_fd, ends);
+    if (error) {
+      std::fprintf(stderr, "spawnhost-helper: no sync channel on %s: %s\n",
+                   args.sync_pipe ? args.sync_pipe : std::to_string(args.sync_fd).c_str(), error.message().c_str());
     } else {
       sync_session.emplace(io, pool, config, ends.request, ends.reply);
       session.lead(*sync_session);

@@ -16,7 +16,15 @@ struct sync_socket_ends {
 // it has no name in the file system, so no other process can reach it. Checks that it
 // is a stream socket, makes it non-blocking and close-on-exec, and gives the reply side
 // a descriptor of its own (the two asio streams each own theirs).
-// Windows: not supported (std::errc::not_supported); Node falls back there.
+// Windows: not supported (std::errc::not_supported): Node's end of a libuv pipe has no
+// descriptor there; the sync channel is open_sync_pipe's.
 std::error_code open_sync_socket(int fd, sync_socket_ends& out) noexcept;
+
+// Windows (--sync-pipe NAME): creates the named pipe NAME, which only this logon
+// session may open and only Node (our parent) may use, and returns C runtime
+// descriptors for its two directions. Their first read or write waits until Node has
+// connected and its end of the pipe is non-blocking (helper/windows/sync_pipe.cpp).
+// POSIX: not supported (std::errc::not_supported).
+std::error_code open_sync_pipe(const char* name, sync_socket_ends& out) noexcept;
 
 }  // namespace spawnhost

@@ -33,4 +33,9 @@ std::error_code open_sync_socket(int fd, sync_socket_ends& out) noexcept {
   return {};
 }
 
+// The POSIX sync channel is the socket above: no names (docs/sync.md).
+std::error_code open_sync_pipe(const char*, sync_socket_ends&) noexcept {
+  return std::make_error_code(std::errc::not_supported);
+}
+
 }  // namespace spawnhost

@@ -1,12 +1,14 @@
 // A handle read or written with blocking calls on a thread of its own, completing on the
 // io_context like an Asio stream (AsyncReadStream / AsyncWriteStream). For the helper's
-// stdin and stdout on Windows, which under wine are Linux pipes or sockets.
+// stdin and stdout on Windows, which under wine are Linux pipes or sockets, and for the
+// sync channel's named pipe (sync_pipe.cpp), whose streams wait for Node first.
 #pragma once
 #include <asio/buffer.hpp>
 #include <asio/executor_work_guard.hpp>
 #include <asio/io_context.hpp>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <system_error>
 
@@ -17,7 +19,24 @@ class blocking_stream {
   using executor_type = asio::io_context::executor_type;
   using completion = std::function<void(std::error_code, std::size_t)>;
 
-  // `crt_fd`: 0 for stdin, 1 for stdout (the C runtime's descriptors).
+  // Work done once, by the first read, on a pipe that is not ready for I/O until then:
+  // the sync pipe waits there for Node to connect. Its error fails every read and
+  // write. What is written before is kept and sent once it succeeded (as a socket's
+  // buffer would hold it), so a write never waits for Node. The handle is overlapped:
+  // each call waits on an event (a synchronous handle holds a write behind a read).
+  struct first_io {
+    std::function<std::error_code()> prepare;
+    std::once_flag once;
+    std::mutex mutex;
+    std::error_code result;
+    bool ready = false;
+    std::string early;
+  };
+  // The next blocking_stream made on `crt_fd` passes through `gate` first.
+  static void hold_first_io(int crt_fd, std::shared_ptr<first_io> gate);
+
+  // `crt_fd`: 0 for stdin, 1 for stdout (the C runtime's descriptors), or one given to
+  // hold_first_io.
   blocking_stream(asio::io_context& io, int crt_fd);
   ~blocking_stream();
   blocking_stream(const blocking_stream&) = delete;

@@ -82,9 +82,9 @@ export class Channel {
     this.#writer = new FrameWriter(started.input);
     this.#leftParent = started.leftParent;
     this.handles = started.handles;
-    if (started.syncSocket) {
+    if (started.syncSocket || started.syncPipe) {
       this.#sync = new SyncChannel({
-        packageVersion: PACKAGE_VERSION, helperPath: this.#helperPath, socket: started.syncSocket, answerMs,
+        packageVersion: PACKAGE_VERSION, helperPath: this.#helperPath, socket: started.syncSocket, pipe: started.syncPipe, answerMs,
         onFault: (fault, error, reason) => this.#onSyncFault(fault, reason),
       });
     }
@@ -182,8 +182,8 @@ export class Channel {
 
   /**
    * The sync channel, checked, for a call that blocks this thread; the first call waits
-   * (at most answerMs) for its hello. Null where the helper has none (Windows). Throws
-   * when the helper is gone or its sync channel broke.
+   * (at most answerMs) for its hello. Null where the helper has none (a transport, Linux
+   * Node driving the Windows helper). Throws when the helper is gone or its sync channel broke.
    * @returns {import("../sync/channel.js").SyncChannel|null}
    */
   syncChannel() {
@@ -242,7 +242,7 @@ export class Channel {
   #end() {
     if (this.#gone || this.#shutdownRequested) return;
     this.#shutdownRequested = true;
-    try { this.#input.end(); } catch { /* already going away */ }
+    try { this.#writer.end(); } catch { /* already going away */ }
   }
 
   /** Sends one message; throws the channel's error when the helper is gone. */
@@ -315,7 +315,7 @@ export class Channel {
       this.#applyRef();
       try {
         this.#write([encodeFrame("shutdown", [graceMs])]);
-        this.#input.end();
+        this.#writer.end();
       } catch { /* already going away */ }
       this.#shutdownDeadline = setTimeout(() => {
         this.#goAway(`it had not ended ${graceMs + this.#answerMs} ms after shutdown()`, undefined, { hung: true });

@@ -10,6 +10,7 @@ import { isMainThread } from "node:worker_threads";
 import { startTransport } from "./transport.js";
 import { HandleInbox } from "./handles.js";
 import { HelperExitedError } from "../core/errors.js";
+import { syncPipeName } from "../sync/windows.js";
 
 // node:child_process's own spawn, read once at load: spawnhost/register later replaces
 // the builtin's exports (ESM named imports included), and the helper must not be
@@ -26,6 +27,7 @@ export const PACKAGE_VERSION = createRequire(import.meta.url)("../../package.jso
  * @property {boolean} leftParent it forks away from `process` (started from a worker thread)
  * @property {import("node:net").Socket|null} syncSocket Node's end of the sync channel's socket
  *   (docs/sync.md), for a SyncChannel; null where there is none
+ * @property {string|null} [syncPipe] instead, on Windows Node: the name of the helper's sync pipe
  * @property {import("./bootstrap.js").BootstrapReader|null} bootstrap reads the bootstrap's lines first
  * @property {string} label how errors name it: the helper's path, or the transport
  * @property {HandleInbox|null} handles the children's stdio the helper hands over on Node's IPC
@@ -46,7 +48,7 @@ export function startHelper({ helperPath, launchThreads, graceMs, platform, tran
   if (transport) {
     // Across a transport: no inherited fds, no sync socket, no leaving the parent.
     const { process, bootstrap } = startTransport(transport, args, helperPath);
-    return { process, input: process.stdin, leftParent: false, syncSocket: null, bootstrap, label: transport.label, handles: null };
+    return { process, input: process.stdin, leftParent: false, syncSocket: null, syncPipe: null, bootstrap, label: transport.label, handles: null };
   }
   // The helper's own fds 0-2 carry the protocol, so Node's fds 0-2 reach it as 3-5,
   // for children whose stdio is "inherit".
@@ -61,12 +63,15 @@ export function startHelper({ helperPath, launchThreads, graceMs, platform, tran
   const stdio = leftParent ? ["ignore", "pipe", "pipe", ...inherited, "pipe"] : ["pipe", "pipe", "pipe", ...inherited];
   // The sync channel: one more stdio pipe, a socketpair libuv makes with the helper's
   // other pipes. It has no name, so no other process can reach it, and needs nothing
-  // from the environment (docs/sync.md). The Windows helper has none: blocking calls
-  // fall back there.
+  // from the environment (docs/sync.md). Windows Node cannot read a libuv pipe with
+  // fs.readSync: the Windows helper makes a named pipe instead (sync/windows.js).
+  const syncPipe = syncPipeName(platform);
   const syncFd = platform !== "win32" ? stdio.length : -1;
   if (syncFd >= 0) {
     stdio.push("pipe");
     args.push("--sync-fd", String(syncFd));
+  } else if (syncPipe) {
+    args.push("--sync-pipe", syncPipe);
   }
   // Node's own IPC channel to the helper, the only way a descriptor reaches Node: the
   // helper hands it each child's stdio (helper/node_ipc.hpp). JSON, as Node's handle
@@ -94,7 +99,7 @@ export function startHelper({ helperPath, launchThreads, graceMs, platform, tran
   }
   const handles = ipcFd >= 0 && child.channel ? new HandleInbox(child) : null;
   if (handles && listener) handles.channelListener = listener.address;
-  return { process: child, input, leftParent, syncSocket, bootstrap: null, label: helperPath, handles };
+  return { process: child, input, leftParent, syncSocket, syncPipe, bootstrap: null, label: helperPath, handles };
 }
 
 // Where the children's stdio are handed over rather than relayed. A helper started by

@@ -4,11 +4,13 @@
 // system call on this thread (fs.writeSync / fs.readSync on a non-blocking descriptor,
 // sleeping between tries), with the same frames and the same FrameReader; the helper
 // serves it with a second session (helper/session.hpp). docs/sync.md has the design,
-// why it has no name in the file system, and what the polling costs.
-import { readSync, writeSync } from "node:fs";
+// why it has no name in the file system, and what the polling costs. On Windows it is a
+// named pipe instead (windows.js), used the same way once open.
+import { closeSync, readSync, writeSync } from "node:fs";
 import { FrameReader, encodeBytesHead, encodeFrame } from "../protocol/frames.js";
 import { MAX_DATA_CHUNK, PROTOCOL_VERSION } from "../protocol/generated.js";
 import { HelperExitedError, HelperVersionError, ProtocolError } from "../core/errors.js";
+import { PIPE_WRITE_MAX, PIPE_READ_WOULD_WAIT, SOCKET_WOULD_WAIT, openSyncPipe } from "./windows.js";
 
 const READ_BYTES = 64 * 1024;
 const MAX_ID = 0xffffffff;
@@ -41,7 +43,11 @@ export class SyncChannel {
   #onFault;
   /** @type {import("node:net").Socket|null} the socket libuv made; never read by the event loop */
   #socket;
+  /** @type {string|null} Windows: the helper's named pipe, opened by the first blocking call */
+  #pipeName;
   #fd = -1;
+  #readEmpty = SOCKET_WOULD_WAIT;
+  #writeMax = Infinity;
   #reader = new FrameReader("to_node");
   #chunk = Buffer.allocUnsafe(READ_BYTES);
   /** @type {{ name: string, values: unknown[] }[]} decoded, not yet taken */
@@ -58,19 +64,24 @@ export class SyncChannel {
    * Takes the helper's extra stdio socket (its `--sync-fd`) from the event loop: libuv
    * started reading it when the ChildProcess was made, in this same tick, so nothing was
    * read yet. From here on only this thread reads and writes it.
-   * @param {{ packageVersion: string, helperPath: string, socket: import("node:net").Socket|null|undefined,
-   *   answerMs: number, onFault?: (fault: SyncFault, error: Error, reason: string) => void }} options
+   * @param {{ packageVersion: string, helperPath: string, socket?: import("node:net").Socket|null,
+   *   pipe?: string|null, answerMs: number, onFault?: (fault: SyncFault, error: Error, reason: string) => void }} options
+   *   pipe (instead of socket): the name of the Windows helper's sync pipe
    *   onFault: the channel failed mid-call; the Channel retires or kills the helper, so
    *   that the next call starts on a fresh one
    */
-  constructor({ packageVersion, helperPath, socket, answerMs, onFault }) {
+  constructor({ packageVersion, helperPath, socket, pipe, answerMs, onFault }) {
     this.#packageVersion = packageVersion;
     this.#helperPath = helperPath;
     this.#answerMs = answerMs;
     this.#onFault = onFault;
     this.#socket = socket ?? null;
+    this.#pipeName = pipe ?? null;
     const handle = socket?._handle;
-    if (handle && Number.isInteger(handle.fd) && handle.fd >= 0) {
+    if (this.#pipeName) {
+      this.#readEmpty = PIPE_READ_WOULD_WAIT;
+      this.#writeMax = PIPE_WRITE_MAX;
+    } else if (handle && Number.isInteger(handle.fd) && handle.fd >= 0) {
       handle.readStop();
       handle.reading = false;
       this.#fd = handle.fd;
@@ -90,7 +101,11 @@ export class SyncChannel {
    */
   open() {
     if (this.#broken) throw this.#broken;
-    if (!this.#helloChecked) this.#checkHello();
+    if (!this.#helloChecked) {
+      const deadline = performance.now() + this.#answerMs;
+      if (this.#fd < 0 && this.#pipeName) this.#openPipe(deadline);
+      this.#checkHello(deadline);
+    }
     // A call that gave up on the helper at its timeout left a ping unanswered: the
     // helper answers it (within answerMs of its sending) before it gets more work, or
     // is hung (killed), and the caller may go to a fresh one, nothing sent yet.
@@ -153,6 +168,8 @@ export class SyncChannel {
   /** The helper is gone: the socket is closed and every later call throws. */
   close() {
     this.#broken ??= new HelperExitedError(`spawnhost helper ${this.#helperPath} has ended`);
+    // A pipe's descriptor is ours; a socket's is its Socket's.
+    if (this.#pipeName && this.#fd >= 0) closeSync(this.#fd);
     this.#fd = -1;
     this.#socket?.destroy();
     this.#socket = null;
@@ -182,15 +199,27 @@ export class SyncChannel {
     return done ? undefined : this.#pending.shift();
   }
 
-  #checkHello() {
-    const deadline = performance.now() + this.#answerMs;
+  // It serves the main channel without one (its stderr says why): no blocking call can
+  // run on this helper, but nothing else is wrong with it.
+  #noHello(why = "said no hello on its sync channel") {
+    this.#broken = new HelperExitedError(`spawnhost helper ${this.#helperPath} ${why} within ${this.#answerMs} ms`);
+    return this.#broken;
+  }
+
+  #openPipe(deadline) {
+    let fd;
+    try {
+      fd = openSyncPipe(this.#pipeName, deadline, pause);
+    } catch (error) {
+      throw this.#noHello(`could not open its sync pipe (${error.message})`);
+    }
+    if (fd === null) throw this.#noHello("did not open its sync pipe to Node");
+    this.#fd = fd;
+  }
+
+  #checkHello(deadline) {
     const { name, values } = this.#nextFrame((now) => {
-      if (now < deadline) return;
-      // It serves the main channel without one (its stderr says why): no blocking
-      // call can run on this helper, but nothing else is wrong with it.
-      this.#broken = new HelperExitedError(
-        `spawnhost helper ${this.#helperPath} said no hello on its sync channel within ${this.#answerMs} ms`);
-      throw this.#broken;
+      if (now >= deadline) throw this.#noHello();
     });
     if (name !== "hello") throw this.#fault("broken", `its sync channel began with ${name}, not hello`);
     const [protocol, version] = values;
@@ -208,7 +237,7 @@ export class SyncChannel {
     for (;;) {
       const n = tryNonBlocking(() => readSync(this.#fd, this.#chunk, 0, READ_BYTES, null), (error) => {
         throw this.#fault("dead", `reading its sync channel failed: ${error.message}`);
-      });
+      }, this.#readEmpty);
       if (n === null) return got;
       // The helper holds the only other end: end of file means it exited.
       if (n === 0) throw this.#fault("dead", "its sync channel ended");
@@ -234,11 +263,12 @@ export class SyncChannel {
     this.#used = true;
     let idleFrom = performance.now();
     for (let at = 0; at < bytes.length;) {
-      const n = tryNonBlocking(() => writeSync(this.#fd, bytes, at, bytes.length - at), (error) => {
+      const n = tryNonBlocking(() => writeSync(this.#fd, bytes, at, Math.min(bytes.length - at, this.#writeMax)), (error) => {
         // EPIPE: the helper, the only reader, is gone (Node ignores SIGPIPE).
         throw this.#fault("dead", `writing to its sync channel failed: ${error.message}`);
-      });
-      if (n !== null) {
+      }, SOCKET_WOULD_WAIT);
+      // A full pipe (Windows) takes nothing and says so with 0.
+      if (n !== null && n > 0) {
         at += n;
         idleFrom = performance.now();
         continue;
@@ -273,10 +303,10 @@ export class SyncChannel {
   }
 }
 
-// One non-blocking system call: its result, or null when it would have waited. Errors
-// other than EAGAIN go to `failed`. The EAGAIN error is made without a stack trace: the
-// polling loops see many.
-function tryNonBlocking(call, failed) {
+// One non-blocking system call: its result, or null when it would have waited (an error
+// named in `empty`). Other errors go to `failed`. The "would wait" errors are made
+// without a stack trace: the polling loops see many.
+function tryNonBlocking(call, failed, empty) {
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
   try {
@@ -284,7 +314,7 @@ function tryNonBlocking(call, failed) {
       try {
         return call();
       } catch (error) {
-        if (error.code === "EAGAIN" || error.code === "EWOULDBLOCK") return null;
+        if (empty.has(error.code)) return null;
         if (error.code !== "EINTR") {
           Error.stackTraceLimit = limit;
           return failed(error);
