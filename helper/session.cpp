@@ -4,6 +4,7 @@
 #include <charconv>
 #include <utility>
 
+#include "pty/terminal.hpp"
 #include "remove_tree.hpp"
 
 namespace spawnhost {
@@ -156,7 +157,7 @@ void session::submit(const std::shared_ptr<pending_launch>& p) {
                        : timeout_ms && queued_us >= timeout_ms * 1000 ? "ETIMEDOUT"
                                                                       : nullptr;
     if (skip) return asio::post(io_, [this, p, skip] { on_launch_skipped(p, skip); });
-    auto result = std::make_shared<launched_process>(launch_process(p->request, config_.launch));
+    auto result = std::make_shared<launched_process>(launch_child(p->request, config_.launch));
     asio::post(io_, [this, p, result, queued_us] { on_launched(p, std::move(*result), queued_us); });
   });
   // No launch thread exists and none could be started (RLIMIT_NPROC): the answer
