@@ -5,7 +5,7 @@
 // the terminal's slave side for the child and keeps a copy for resize. The helper cannot
 // hand a master to Node instead: Node's IPC code aborts on a received descriptor that is
 // a tty. Elsewhere null: the helper opens the master and relays it.
-import { constants, openSync, closeSync } from "node:fs";
+import { constants, openSync, closeSync, readSync } from "node:fs";
 import { Socket } from "node:net";
 import { takesDescriptors } from "../launch/given-stdio.js";
 
@@ -42,7 +42,36 @@ export function openMaster() {
   return handle;
 }
 
-/** The master's socket, once the child runs on it: the bytes the terminal shows, and the bytes typed. */
+/**
+ * The master's socket, once the child runs on it: the bytes the terminal shows, and the
+ * bytes typed. Half-open: its end is not the terminal's (drainMaster).
+ */
 export function masterSocket(handle) {
-  return new Socket({ handle, readable: true, writable: true });
+  return new Socket({ handle, readable: true, writable: true, allowHalfOpen: true });
+}
+
+/**
+ * What the terminal still holds when libuv reported the master's end, read now. libuv
+ * takes a hang-up after a short read as the end of a stream (true of pipes and
+ * sockets), but a pty master returns one line-discipline buffer per read: when the
+ * last holder of the slave side closes it, everything behind the first short read
+ * would be lost (node-pty loses it: bench/RESULTS.md). The kernel keeps it until read,
+ * then answers EIO; EAGAIN: something still holds the terminal, the rest comes later.
+ * @returns {Buffer[]}
+ */
+export function drainMaster(socket) {
+  const fd = socket._handle?.fd;
+  const chunks = [];
+  if (!(fd >= 0)) return chunks;
+  for (;;) {
+    const buffer = Buffer.allocUnsafe(64 * 1024);
+    let n;
+    try {
+      n = readSync(fd, buffer, 0, buffer.length, null);
+    } catch {
+      return chunks; // EIO (all of it read) or EAGAIN
+    }
+    if (n === 0) return chunks;
+    chunks.push(buffer.subarray(0, n));
+  }
 }

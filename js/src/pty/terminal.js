@@ -7,7 +7,7 @@ import { constants } from "node:os";
 import { StringDecoder } from "node:string_decoder";
 import { checkDimension } from "./options.js";
 import { foregroundName } from "./foreground.js";
-import { masterSocket } from "./master.js";
+import { drainMaster, masterSocket } from "./master.js";
 
 // After the child's exit, the terminal stays open while output still arrives (a
 // program it left behind may hold it); once none came for this long and one more poll
@@ -34,6 +34,7 @@ export class Terminal extends EventEmitter {
   #exit = null;
   #outputEnded = false;
   #finished = false;
+  #failed = false; // the child could not be started: `error`, and no exit
   #drainTimer = null;
   #arrived = 0; // output chunks so far, for the drain after exit
 
@@ -54,12 +55,17 @@ export class Terminal extends EventEmitter {
       if (this.cols !== options.cols || this.rows !== options.rows) child._resize(this.cols, this.rows);
     });
     child.on("error", (error) => {
+      this.#failed = true;
       master?.close?.();
       this.#outputEnded = true;
       if (this.listenerCount("error") > 0) this.emit("error", error);
       else throw error;
     });
     child.on("exit", (code, signal) => this.#onExit(code, signal));
+    // Killed before the helper started it: no process, no exit, only close.
+    child.on("close", (code, signal) => {
+      if (!this.#exit && !this.#failed) this.#onExit(code, signal ?? child.signalCode);
+    });
   }
 
   /** The child's process id. */
@@ -130,14 +136,18 @@ export class Terminal extends EventEmitter {
   #attach(output, input) {
     this.#output = output;
     this.#input = input ?? output;
-    output.on("data", (chunk) => {
+    const show = (chunk) => {
       this.#arrived++;
       const data = this.#decoder ? this.#decoder.write(chunk) : chunk;
       if (data.length > 0) this.emit("data", data);
+    };
+    output.on("data", show);
+    output.on("end", () => {
+      if (!input) for (const chunk of drainMaster(output)) show(chunk);
+      this.#onOutputEnd();
     });
-    output.on("end", () => this.#onOutputEnd());
     output.on("close", () => this.#onOutputEnd());
-    // EIO: every holder of the terminal's slave side closed it (Linux's end of a pty).
+    // EIO: every holder of the terminal's slave side closed it, and all was read.
     output.on("error", () => this.#onOutputEnd());
     if (input && input !== output) input.on("error", () => {});
     if (this.#paused) output.pause();
@@ -176,6 +186,7 @@ export class Terminal extends EventEmitter {
     if (rest) this.emit("data", rest);
     this.#output?.destroy();
     if (this.#input !== this.#output) this.#input?.destroy();
+    if (!this.#output) this.#master?.close?.(); // never wrapped: no child ran on it
     this.emit("exit", this.#exit.exitCode, this.#exit.signal);
   }
 }
