@@ -4,7 +4,6 @@
 #include <charconv>
 #include <utility>
 
-#include "pty/terminal.hpp"
 #include "remove_tree.hpp"
 
 namespace spawnhost {

@@ -28,6 +28,7 @@
 #include "channel_listener.hpp"
 #include "node_ipc.hpp"
 #include "process.hpp"
+#include "pty/terminal.hpp"  // launch_child
 
 namespace spawnhost {
 
