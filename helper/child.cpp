@@ -15,6 +15,7 @@ child::child(asio::io_context& io, child_owner& owner, std::uint64_t id, launche
       id_(id),
       pid_(process.pid),
       exit_watch_(io, process.pid, std::move(process.exit_handle)),
+      terminal_(std::move(process.terminal)),
       timeout_(io),
       escalation_(io),
       grace_(grace),

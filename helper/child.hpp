@@ -68,6 +68,8 @@ class child : public std::enable_shared_from_this<child> {
   bool exited() const noexcept { return exited_; }
   bool detached() const noexcept { return detached_; }
   int kill_signal() const noexcept { return kill_signal_; }
+  // A terminal child's master (pty/terminal.hpp), for resize; else invalid.
+  const os_handle& terminal() const noexcept { return terminal_; }
 
  private:
   // Something the child writes: stdout (fd 1), stderr (2) or the IPC channel (3).
@@ -131,6 +133,7 @@ class child : public std::enable_shared_from_this<child> {
   const std::uint64_t id_;
   const int pid_;
   exit_watch exit_watch_;
+  os_handle terminal_;
   std::optional<child_input> input_;
   stream streams_[3];
   asio::steady_timer timeout_;

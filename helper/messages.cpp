@@ -117,6 +117,10 @@ std::optional<failure> read_options(const msgpack::object& o, spawn_options& opt
     else if (key == opt::uid || key == opt::gid) {
       ok = as_uint(v, u) && u <= std::numeric_limits<std::uint32_t>::max();
       if (ok) (key == opt::uid ? opts.uid : opts.gid) = static_cast<std::uint32_t>(u);
+    } else if (key == opt::pty) {
+      ok = v.type == msgpack::type::ARRAY && v.via.array.size == 2;
+      auto& size = opts.pty.emplace();
+      for (std::uint32_t k = 0; ok && k < 2; ++k) ok = as_uint(v.via.array.ptr[k], u) && u >= 1 && u <= 0xffff && ((size[k] = static_cast<std::uint16_t>(u)), true);
     } else return failure{decode_error::bad_option, "unknown spawn option '" + key + "'"};
     if (!ok) return failure{decode_error::bad_option, "spawn option '" + key + "' has the wrong type"};
   }
@@ -137,6 +141,7 @@ std::size_t expected_size(msg code) {
     case msg::send_quiet: return protocol::send_quiet_size;
     case msg::ping: return protocol::ping_size;
     case msg::await_spawn: return protocol::await_spawn_size;
+    case msg::resize: return protocol::resize_size;
     default: return 0;  // not a message the helper accepts
   }
 }
@@ -231,6 +236,17 @@ decoded_request decode_array(const msgpack::object_array& a) {
     case msg::await_spawn: {
       await_spawn_request r;
       read_id(a, r.id, fail);
+      out.value = r;
+      break;
+    }
+    case msg::resize: {
+      resize_request r;
+      std::uint64_t cols = 0, rows = 0;
+      read_id(a, r.id, fail);
+      field(a, 2, "cols", cols, as_uint, fail);
+      field(a, 3, "rows", rows, as_uint, fail);
+      if (!fail && (cols < 1 || rows < 1 || cols > 0xffff || rows > 0xffff)) fail = failure{decode_error::bad_field, "cols and rows must be 1 to 65535"};
+      r.cols = static_cast<std::uint16_t>(cols), r.rows = static_cast<std::uint16_t>(rows);
       out.value = r;
       break;
     }

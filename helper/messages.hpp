@@ -42,6 +42,7 @@ struct spawn_options {
   std::optional<std::uint32_t> gid;
   bool windows_hide = false;                // Windows only, as in child_process
   bool windows_verbatim_arguments = false;  // Windows only: no quoting of the command line
+  std::optional<std::array<std::uint16_t, 2>> pty;  // [cols, rows]: a terminal child (pty/terminal.hpp)
 };
 
 struct spawn_request {
@@ -63,10 +64,12 @@ struct send_request { std::uint64_t id; std::string_view bytes; bool quiet = fal
 struct ping_request { std::uint64_t token; };
 // Sync channel: answer spawn_known once the main channel's launch `id` has a result.
 struct await_spawn_request { std::uint64_t id; };
+// A terminal child's new window size (pty/terminal.hpp).
+struct resize_request { std::uint64_t id; std::uint16_t cols; std::uint16_t rows; };
 
 using request = std::variant<spawn_request, write_request, end_request, kill_request, credit_request,
                              shutdown_request, remove_tree_request, close_output_request, send_request, ping_request,
-                             await_spawn_request>;
+                             await_spawn_request, resize_request>;
 
 struct decoded_request {
   decode_error error = decode_error::none;

@@ -22,6 +22,7 @@ struct launched_process {
   os_handle exit_handle;     // signalled when the process exits (a pidfd; on Windows the process handle)
   os_handle stdio[3];        // our ends of piped stdio (stdin: write end), else invalid
   os_handle channel;         // our end of the IPC socketpair, when asked for
+  os_handle terminal;        // a terminal child's master, kept for resize (pty/terminal.hpp)
   std::uint64_t create_us = 0;  // time inside the OS call that created the process
   // Set where the child's life is tied to the launch thread that created it (Linux's
   // parent-death signal): that thread does not retire until the child has exited.

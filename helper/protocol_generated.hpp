@@ -37,6 +37,7 @@ enum class msg : std::uint8_t {
   ping = 25,
   await_spawn = 26,
   send_quiet = 40,
+  resize = 27,
 };
 
 // Number of array elements of each message, the code included.
@@ -67,6 +68,7 @@ inline constexpr std::size_t send_size = 3;
 inline constexpr std::size_t ping_size = 2;
 inline constexpr std::size_t await_spawn_size = 2;
 inline constexpr std::size_t send_quiet_size = 3;
+inline constexpr std::size_t resize_size = 4;
 
 enum class stdio_kind : std::uint8_t {
   pipe = 0,
@@ -105,6 +107,7 @@ inline constexpr const char* uid = "uid";
 inline constexpr const char* gid = "gid";
 inline constexpr const char* windows_hide = "windows_hide";
 inline constexpr const char* windows_verbatim_arguments = "windows_verbatim_arguments";
+inline constexpr const char* pty = "pty";
 }  // namespace option
 
 }  // namespace spawnhost::protocol

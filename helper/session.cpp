@@ -158,7 +158,7 @@ void session::submit(const std::shared_ptr<pending_launch>& p) {
                                                                       : nullptr;
     if (skip) return asio::post(io_, [this, p, skip] { on_launch_skipped(p, skip); });
     if (config_.launch_delay.count()) std::this_thread::sleep_for(config_.launch_delay);
-    auto result = std::make_shared<launched_process>(launch_process(p->request, config_.launch));
+    auto result = std::make_shared<launched_process>(launch_child(p->request, config_.launch));
     asio::post(io_, [this, p, result, queued_us] { on_launched(p, std::move(*result), queued_us); });
   });
   // No launch thread exists and none could be started (RLIMIT_NPROC): the answer

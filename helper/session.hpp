@@ -28,6 +28,7 @@
 #include "channel_listener.hpp"
 #include "node_ipc.hpp"
 #include "process.hpp"
+#include "pty/terminal.hpp"  // launch_child
 
 namespace spawnhost {
 
@@ -120,6 +121,7 @@ class session final : public channel::handler, public child_owner, public node_i
   void handle(send_request&& r);
   void handle(ping_request&& r);
   void handle(await_spawn_request&& r);
+  void handle(resize_request&& r);  // pty/session_resize.cpp
   void when_spawn_known(std::uint64_t id, spawn_waiter waiter);
   void spawn_known(std::uint64_t id, std::vector<spawn_waiter>& waiters, spawn_outcome outcome);
   void reject_awaits(std::uint64_t id, const char* code);  // a spawn refused before launching

@@ -67,6 +67,9 @@ const valid = [
   ["spawn answered with a result frame", [16, 6, "/bin/true", [], { result: 262144, max_buffer: 3145728 }]],
   ["result with output", [15, 6, 0, null, 0, bin("68690a"), bin(""), 31337, 118, 3]],
   ["result of a child killed at maxBuffer", [15, 6, null, "SIGTERM", 2, bin(""), bin("6f6f7073"), 31338, 90, 0]],
+  ["spawn on a terminal, relayed", [16, 7, "bash", [], { stdio: [0, 0, 1], pty: [80, 24], credit: 524288 }]],
+  ["spawn on a terminal whose master Node gave", [16, 8, "bash", [], { stdio: [3, 1, 1], given: [5, 0, 0], handover: true, pty: [65535, 1] }]],
+  ["resize", [27, 7, 120, 40]],
 ].map(([name, decoded]) => ({ name, hex: frame(Buffer.from(encode(toWire(decoded)))), decoded, valid: true }));
 
 const raw = (hex) => frame(Buffer.from(hex, "hex"));

@@ -750,4 +750,33 @@ export const mutants = [
     tests: ["handover.test.js"],
     pattern: "copies of outputs never written",
   },
+  // spawnhost/pty (issue 34).
+  {
+    name: "a terminal's resize never reaches the child",
+    breaks: "resize changes the numbers on the JS object, but the terminal keeps its size and no SIGWINCH is sent",
+    edits: [{ file: "helper/pty/session_resize.cpp", find: "  resize_terminal(c->terminal().get(), r.cols, r.rows);", replace: "" }],
+    tests: ["pty.test.js"],
+    pattern: "stty size gives the size",
+  },
+  {
+    name: "a terminal child left running when the helper dies",
+    breaks: "a terminal's child (a session of its own) has no parent-death signal, and outlives a killed helper",
+    edits: [{ file: "helper/posix/pty_linux.cpp", find: "  if (sys(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL) < 0) child_fail(a, \"prctl\");", replace: "" }],
+    tests: ["pty-orphans.test.js"],
+    pattern: "SIGKILLing the helper",
+  },
+  {
+    name: "a terminal's last output lost at libuv's early end",
+    breaks: "what the pty master still held when libuv took a hang-up after a short read for the end is dropped, as node-pty drops it",
+    edits: [{ file: "js/src/pty/terminal.js", find: "      if (!input) for (const chunk of drainMaster(output)) show(chunk);", replace: "" }],
+    tests: ["pty.test.js"],
+    pattern: "exit comes after every byte",
+  },
+  {
+    name: "a terminal's UTF-8 decoded chunk by chunk",
+    breaks: "a character cut across two reads of the terminal becomes two U+FFFD",
+    edits: [{ file: "js/src/pty/terminal.js", find: "      const data = this.#decoder ? this.#decoder.write(chunk) : chunk;", replace: "      const data = this.#decoder ? chunk.toString() : chunk;" }],
+    tests: ["pty.test.js"],
+    pattern: "multi-byte UTF-8",
+  },
 ];

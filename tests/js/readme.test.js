@@ -10,7 +10,7 @@ import { scratchDir } from "./support/scratch.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 // The README and the user docs: every ```js block is a complete program.
-const docs = ["README.md", "docs/ipc.md", "docs/drop-in.md", "docs/performance.md"].map((file) => readFileSync(`${root}/${file}`, "utf8")).join("\n");
+const docs = ["README.md", "docs/ipc.md", "docs/drop-in.md", "docs/performance.md", "docs/pty.md"].map((file) => readFileSync(`${root}/${file}`, "utf8")).join("\n");
 const examples = [...docs.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
 
 test("the README and docs have JavaScript examples", () => {

@@ -65,8 +65,8 @@ export class HelperLaunch {
       onUnhandledError: onUnhandledChildError,
       controller: {
         kill: (signal) => this.#kill(signal),
-        ref: () => this.#ref(),
-        unref: () => this.#unref(),
+        ref: () => this.#ref(), unref: () => this.#unref(),
+        resize: (cols, rows) => this.#state === "running" && (this.#channel.send("resize", [this.#id, cols, rows]), true), // spawnhost/pty
         send: (message, callback, handle, options) => this.#relay.ipc.sendEarly?.(message, callback, handle, options) ?? this.#relay.ipc.send(message, callback),
         disconnect: () => this.#relay.ipc.disconnect(),
         waitForPid: () => this.#waitForPid(),

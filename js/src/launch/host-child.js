@@ -242,6 +242,15 @@ export class HostChild extends EventEmitter {
     return this.pid;
   }
 
+  /** spawnhost/pty: a terminal child's new window size; false before the helper holds the child or after its exit. */
+  _resize(cols, rows) {
+    try {
+      return this.#controller.resize?.(cols, rows) === true;
+    } catch {
+      return false; // the helper is gone: its exit comes as the child's
+    }
+  }
+
   /** Backend: the pipes for fds 0, 1, 2 (null for "ignore"/"inherit"). */
   _attachStdio(stdin, stdout, stderr) {
     this.stdin = stdin;

@@ -43,6 +43,7 @@ export function spawnRequestOptions(r) {
   if (r.gid !== undefined) options.gid = r.gid;
   if (r.windowsHide) options.windows_hide = true;
   if (r.windowsVerbatimArguments) options.windows_verbatim_arguments = true;
+  if (r.pty) options.pty = r.pty; // [cols, rows]: spawnhost/pty's terminal child
   return options;
 }
 

@@ -1,0 +1,17 @@
+// The session's handling of `resize`, kept beside the terminal code rather than in
+// session.cpp: a terminal child's new window size, set on the helper's copy of its
+// master (the kernel then signals SIGWINCH to the terminal's foreground group).
+#include "pty/terminal.hpp"
+#include "session.hpp"
+
+namespace spawnhost {
+
+void session::handle(resize_request&& r) {
+  child* c = find_child(r.id, "resize");
+  if (!c) return;
+  if (!c->terminal()) return channel_.send(encode::error(r.id, false, "bad_field: resize: child " + std::to_string(r.id) + " has no terminal"));
+  // After the child's exit the terminal may be gone with it; nothing to report then.
+  resize_terminal(c->terminal().get(), r.cols, r.rows);
+}
+
+}  // namespace spawnhost

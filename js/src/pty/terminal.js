@@ -1,0 +1,192 @@
+// One terminal (spawnhost/pty): node-pty's IPty on a HostChild whose process the helper
+// started on a new pseudo-terminal. The master is read and written here (handed over,
+// master.js) or by the helper (relayed: the child's stdin and stdout are the master).
+// What differs from node-pty on purpose is in docs/pty.md, "Decisions".
+import { EventEmitter } from "node:events";
+import { constants } from "node:os";
+import { StringDecoder } from "node:string_decoder";
+import { checkDimension } from "./options.js";
+import { foregroundName } from "./foreground.js";
+import { drainMaster, masterSocket } from "./master.js";
+
+// After the child's exit, the terminal stays open while output still arrives (a
+// program it left behind may hold it); once none came for this long and one more poll
+// of the loop brought none either, it is closed (hung up), as a terminal window closes
+// when its shell exits.
+export const EXIT_DRAIN_MS = 250;
+
+const NO_DISPOSE = Object.freeze({ dispose() {} });
+
+export class Terminal extends EventEmitter {
+  /** @type {number} */ cols;
+  /** @type {number} */ rows;
+  /** node-pty's, for code that reads it: the size is what the terminal itself knows. */
+  handleFlowControl;
+  #child;
+  #file;
+  #decoder;
+  #flow;
+  #master; // handed over: the Pipe handle until the child runs, then its socket
+  #output = null; // the Readable of what the terminal shows
+  #input = null; // the Writable of what is typed
+  #early = []; // written before the master's socket exists (handed over)
+  #paused = false;
+  #exit = null;
+  #outputEnded = false;
+  #finished = false;
+  #failed = false; // the child could not be started: `error`, and no exit
+  #drainTimer = null;
+  #arrived = 0; // output chunks so far, for the drain after exit
+
+  constructor(options, child, master) {
+    super();
+    this.cols = options.cols;
+    this.rows = options.rows;
+    this.handleFlowControl = options.handleFlowControl;
+    this.#flow = { pause: options.flowControlPause, resume: options.flowControlResume };
+    this.#file = options.file;
+    this.#child = child;
+    this.#master = master;
+    this.#decoder = options.encoding === null ? null : new StringDecoder(options.encoding);
+    if (!master) this.#attach(child.stdout, child.stdin);
+    child.on("spawn", () => {
+      if (master) this.#attach(masterSocket(master), null);
+      // A size asked for while the helper was still creating the child.
+      if (this.cols !== options.cols || this.rows !== options.rows) child._resize(this.cols, this.rows);
+    });
+    child.on("error", (error) => {
+      this.#failed = true;
+      master?.close?.();
+      this.#outputEnded = true;
+      if (this.listenerCount("error") > 0) this.emit("error", error);
+      else throw error;
+    });
+    child.on("exit", (code, signal) => this.#onExit(code, signal));
+    // Killed before the helper started it: no process, no exit, only close.
+    child.on("close", (code, signal) => {
+      if (!this.#exit && !this.#failed) this.#onExit(code, signal ?? child.signalCode);
+    });
+  }
+
+  /** The child's process id. */
+  get pid() {
+    return this.#child._waitForPid();
+  }
+
+  /** The name of the terminal's foreground process (Linux: from /proc; elsewhere the file). */
+  get process() {
+    return this.#exit ? this.#file : foregroundName(this.#child.pid, this.#file);
+  }
+
+  /** node-pty's event: `listener(data)` for each chunk; returns `{ dispose() }`. */
+  onData(listener) {
+    return this.#listen("data", listener);
+  }
+
+  /** node-pty's event: `listener({ exitCode, signal })` once; returns `{ dispose() }`. */
+  onExit(listener) {
+    return this.#listen("exit", (exitCode, signal) => listener({ exitCode, signal }));
+  }
+
+  /** Types `data` (a string or Buffer) into the terminal; after the exit, nothing happens. */
+  write(data) {
+    if (this.#exit || this.#finished) return;
+    if (this.handleFlowControl && (data === this.#flow.pause || data === this.#flow.resume)) {
+      return data === this.#flow.pause ? this.pause() : this.resume();
+    }
+    if (this.#input) this.#input.write(data);
+    else this.#early.push(data);
+  }
+
+  /** Sets the window size: the child's foreground group gets SIGWINCH. */
+  resize(cols, rows) {
+    checkDimension("cols", cols);
+    checkDimension("rows", rows);
+    this.cols = cols;
+    this.rows = rows;
+    if (!this.#exit) this.#child._resize(cols, rows);
+  }
+
+  /** Signals the child (default SIGHUP, as node-pty). */
+  kill(signal = "SIGHUP") {
+    this.#child.kill(signal);
+  }
+
+  /** Stops reading the terminal: once its buffer is full, the child blocks in write(). */
+  pause() {
+    this.#paused = true;
+    this.#output?.pause();
+  }
+
+  resume() {
+    this.#paused = false;
+    this.#output?.resume();
+    if (this.#exit && !this.#outputEnded && !this.#drainTimer) this.#drainAfterExit();
+  }
+
+  /** node-pty clears ConPTY's buffer on Windows and does nothing elsewhere; so here. */
+  clear() {}
+
+  #listen(event, listener) {
+    if (typeof listener !== "function") return NO_DISPOSE;
+    this.on(event, listener);
+    return { dispose: () => this.off(event, listener) };
+  }
+
+  #attach(output, input) {
+    this.#output = output;
+    this.#input = input ?? output;
+    const show = (chunk) => {
+      this.#arrived++;
+      const data = this.#decoder ? this.#decoder.write(chunk) : chunk;
+      if (data.length > 0) this.emit("data", data);
+    };
+    output.on("data", show);
+    output.on("end", () => {
+      if (!input) for (const chunk of drainMaster(output)) show(chunk);
+      this.#onOutputEnd();
+    });
+    output.on("close", () => this.#onOutputEnd());
+    // EIO: every holder of the terminal's slave side closed it, and all was read.
+    output.on("error", () => this.#onOutputEnd());
+    if (input && input !== output) input.on("error", () => {});
+    if (this.#paused) output.pause();
+    for (const data of this.#early.splice(0)) this.#input.write(data);
+  }
+
+  #onOutputEnd() {
+    if (this.#outputEnded) return;
+    this.#outputEnded = true;
+    if (this.#exit) this.#finish();
+  }
+
+  #onExit(code, signal) {
+    this.#exit = { exitCode: code ?? 0, signal: signal ? constants.signals[signal] ?? 0 : 0 };
+    if (this.#outputEnded || !this.#output) return this.#finish();
+    this.#drainAfterExit();
+  }
+
+  #drainAfterExit() {
+    const seen = this.#arrived;
+    this.#drainTimer = setTimeout(() => setImmediate(() => {
+      this.#drainTimer = null;
+      if (this.#finished || this.#outputEnded) return;
+      if (this.#arrived !== seen) return this.#drainAfterExit();
+      if (this.#paused) return; // resume() drains again
+      this.#finish();
+    }), EXIT_DRAIN_MS);
+  }
+
+  // Every byte read, then `exit`, once: nothing is emitted after it.
+  #finish() {
+    if (this.#finished) return;
+    this.#finished = true;
+    clearTimeout(this.#drainTimer);
+    const rest = this.#decoder?.end();
+    if (rest) this.emit("data", rest);
+    this.#output?.destroy();
+    if (this.#input !== this.#output) this.#input?.destroy();
+    if (!this.#output) this.#master?.close?.(); // never wrapped: no child ran on it
+    this.emit("exit", this.#exit.exitCode, this.#exit.signal);
+  }
+}
