@@ -20,7 +20,7 @@ async function both(call) {
   return { ...got, helper: dropIn.stats().helper - before.helper };
 }
 
-test("spawn, execFile and exec of cmd.exe, node.exe and the fixture: same output, through the helper", async () => {
+test("spawn, execFile and exec of cmd.exe, node.exe and the fixture: same output, through the helper", { timeout: 60_000 }, async () => {
   const { node: a, dropIn: b, helper } = await both(async (cp) => [
     await closed(cp.spawn("cmd.exe", ["/c", "echo one"])),
     await new Promise((resolve) => cp.execFile(process.execPath, ["-e", "console.log(process.argv.slice(1))", "a b", 'c"d'], (e, out) => resolve([e, out]))),
@@ -31,7 +31,7 @@ test("spawn, execFile and exec of cmd.exe, node.exe and the fixture: same output
   assert.equal(helper, 4);
 });
 
-test("env with names that differ only in case: the child gets the one Node keeps", async () => {
+test("env with names that differ only in case: the child gets the one Node keeps", { timeout: 60_000 }, async () => {
   const env = { ...process.env, duplicate: "lowercase", DUPLICATE: "uppercase", Zz: "2", ZZ: "1", zZ: "3" };
   const { node: a, dropIn: b } = await both((cp) => closed(cp.spawn("cmd.exe", ["/c", "set"], { env })));
   const pick = ({ text }) => text.split("\r\n").filter((l) => /^(duplicate|zz)=/i.test(l)).sort();
@@ -39,7 +39,7 @@ test("env with names that differ only in case: the child gets the one Node keeps
   assert.deepEqual(pick(b), pick(a));
 });
 
-test("kill with each signal: the same exit event, and the child ends (SIGHUP hung before)", async () => {
+test("kill with each signal: the same exit event, and the child ends (SIGHUP hung before)", { timeout: 60_000 }, async () => {
   for (const signal of ["SIGTERM", "SIGKILL", "SIGINT", "SIGQUIT", "SIGHUP", "SIGBREAK", "SIGABRT"]) {
     const { node: a, dropIn: b } = await both(async (cp) => {
       const child = cp.spawn("cmd.exe");  // waits on its stdin: only the kill ends it
@@ -63,7 +63,7 @@ function outcome(run) {
   }
 }
 
-test("uid or gid on every face: ENOTSUP as Node gives it (thrown by spawn, exec, execFile, fork; in spawnSync's result)", () => {
+test("uid or gid on every face: ENOTSUP as Node gives it (thrown by spawn, exec, execFile, fork; in spawnSync's result)", { timeout: 60_000 }, () => {
   const calls = {
     spawn: (cp, ids) => cp.spawn("cmd.exe", ["/c", "echo"], ids),
     spawnMissingProgram: (cp, ids) => cp.spawn("no-such-program", [], ids),
