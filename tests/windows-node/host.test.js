@@ -7,7 +7,7 @@ import { copyFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { ProcessHost } from "spawnhost";
-import { env, fixture, helperPath, msvcQuote, once, readAll, scratchDir } from "./support/win.js";
+import { env, fixture, helperPath, msvcQuote, once, readAll, runNode, scratchDir } from "./support/win.js";
 
 describe("ProcessHost with the Windows helper", { timeout: 120_000 }, () => {
   let host;
@@ -203,6 +203,20 @@ describe("ProcessHost with the Windows helper", { timeout: 120_000 }, () => {
     await once(sitter, "close");
     await host.removeTree(tree);
     assert.equal(existsSync(tree), false);
+  });
+
+  test("stdio inherit: the child writes to Node's own stdout and stderr (which Linux Node under wine cannot give)", async () => {
+    // A Node process of its own, whose stdout and stderr this test reads.
+    const script = `import { ProcessHost } from "spawnhost";
+      const host = new ProcessHost({ helperPath: process.env.SPAWNHOST_HELPER_PATH, fallback: "error" });
+      const closed = (child) => new Promise((resolve) => child.on("close", resolve));
+      await closed(await host.spawn(process.env.SPAWNHOST_WIN_FIXTURE, ["err", "to inherited stderr"], { stdio: ["ignore", "inherit", "inherit"] }));
+      await closed(await host.spawn(process.env.SPAWNHOST_WIN_FIXTURE, ["argv", "to stdout"], { stdio: "inherit" }));
+      await host.shutdown();`;
+    const { code, stdout, stderr } = await runNode(["--input-type=module", "-e", script], { env: { ...process.env, SPAWNHOST_WIN_FIXTURE: fixture } });
+    assert.equal(code, 0, stderr);
+    assert.equal(stderr, "to inherited stderr");
+    assert.deepEqual(JSON.parse(stdout).argv, ["to stdout"]);
   });
 
   test("non-detached children die when the helper is killed (job object); detached ones live on", async () => {
