@@ -779,4 +779,19 @@ export const mutants = [
     tests: ["pty.test.js"],
     pattern: "multi-byte UTF-8",
   },
+  // Windows, as Windows Node sees it (issue 31).
+  {
+    name: "Windows env names kept in every case",
+    breaks: "given DUPLICATE and duplicate, a Windows helper is sent both, where child_process sends the first",
+    edits: [{ file: "js/src/core/options.js", find: "  if (platform === \"win32\") {\n    const seen = new Set();", replace: "  if (false) {\n    const seen = new Set();" }],
+    tests: ["windows-options.test.js"],
+    pattern: "differ only in case",
+  },
+  {
+    name: "uid on Windows not refused at the call",
+    breaks: "uid or gid for a Windows helper no longer throws spawn ENOTSUP as child_process does",
+    edits: [{ file: "js/src/core/options.js", find: "if (request.platform === \"win32\" && (request.uid !== undefined || request.gid !== undefined))", replace: "if (false)" }],
+    tests: ["windows-options.test.js"],
+    pattern: "uid or gid for a Windows helper",
+  },
 ];

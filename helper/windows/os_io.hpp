@@ -56,8 +56,12 @@ class child_input {
   std::optional<child_pipe> pipe_;
 };
 
+// The signal a process ended by signal_process(number) is reported with (process.cpp).
+int terminated_signal(int number) noexcept;
+
 // Signalled when the child exits (the process handle). Windows has no signals: as in
-// libuv, a process we terminated is reported with the signal we were asked to send.
+// libuv, a process we terminated is reported with the signal we were asked to send,
+// or SIGKILL for those libuv does not report (terminated_signal).
 class exit_watch {
  public:
   exit_watch(asio::io_context& io, int pid, os_handle handle) : pid_(pid), handle_(io, handle.release()) {}
@@ -76,7 +80,7 @@ class exit_watch {
   }
   std::error_code signal(int number) noexcept {
     const std::error_code ec = signal_process(pid_, handle_.native_handle(), number);
-    if (!ec && number != 0) terminated_with_ = number;
+    if (!ec && number != 0) terminated_with_ = terminated_signal(number);
     return ec;
   }
   void close() { handle_.close(); }

@@ -213,19 +213,25 @@ std::error_code reap_process(int, native_handle exit_handle, exit_status& out) n
   return {};
 }
 
-// As libuv's uv_process_kill: SIGTERM, SIGKILL, SIGINT and SIGQUIT all end the process
-// with TerminateProcess (exit code 1); 0 asks whether it still runs; others are ENOSYS.
+// As libuv's uv_process_kill in Node 20.20 and later: every signal Node knows (the
+// session refuses other names) ends the process with TerminateProcess (exit code 1);
+// 0 asks whether it still runs. How the end is reported: terminated_signal below.
+// (Node's own test-child-process-kill sends SIGHUP, and waits for that end.)
 std::error_code signal_process(int, native_handle exit_handle, int signal) noexcept {
   const auto exited = [&] { return WaitForSingleObject(exit_handle, 0) == WAIT_OBJECT_0; };
+  if (signal == 0) return exited() ? std::make_error_code(std::errc::no_such_process) : std::error_code{};
+  if (signal < 0) return std::make_error_code(std::errc::invalid_argument);
+  if (TerminateProcess(exit_handle, 1)) return {};
+  if (exited()) return std::make_error_code(std::errc::no_such_process);
+  return win32_error();
+}
+
+// libuv reports SIGINT, SIGQUIT, SIGKILL and SIGTERM as sent, and every other signal
+// as SIGKILL (Windows Node: kill("SIGHUP") gives exit(null, "SIGKILL")).
+int terminated_signal(int signal) noexcept {
   switch (signal) {
-    case 2: case 3: case 9: case 15:
-      if (TerminateProcess(exit_handle, 1)) return {};
-      if (exited()) return std::make_error_code(std::errc::no_such_process);
-      return win32_error();
-    case 0:
-      return exited() ? std::make_error_code(std::errc::no_such_process) : std::error_code{};
-    default:
-      return std::make_error_code(std::errc::function_not_supported);
+    case 2: case 3: case 9: case 15: return signal;
+    default: return 9;
   }
 }
 

@@ -213,3 +213,18 @@ describe("foreignExecutableFormat", () => {
     assert.equal(foreignExecutableFormat(join(dir, "missing"), "linux"), null);
   });
 });
+
+describe("refusedStartAdvice", () => {
+  const thrown = (code, syscall = "spawn") => Object.assign(new Error(`${syscall} ${code}`), { code, syscall });
+
+  test("names Windows' policies and the fix for the errors a refused program gives, on Windows only", async () => {
+    const { refusedStartAdvice } = await import("../../js/src/helper/start-refused.js");
+    for (const code of ["UNKNOWN", "EPERM"]) assert.match(refusedStartAdvice(thrown(code), "win32"), /Smart App Control[\s\S]*signed[\s\S]*Fix:/);
+    assert.match(refusedStartAdvice(thrown("EACCES", "spawn C:\\h.exe"), "win32"), /Smart App Control/);
+    assert.equal(refusedStartAdvice(thrown("UNKNOWN"), "linux"), null);
+    assert.equal(refusedStartAdvice(thrown("ENOENT"), "win32"), null);
+    assert.equal(refusedStartAdvice(thrown("UNKNOWN", "write"), "win32"), null);
+    assert.equal(refusedStartAdvice(new Error("it exited"), "win32"), null);
+    assert.equal(refusedStartAdvice(undefined, "win32"), null);
+  });
+});

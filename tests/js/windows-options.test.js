@@ -48,3 +48,21 @@ test("helperPlatform is checked: a known platform, and helper mode only", () => 
   assert.throws(() => new ProcessHost({ mode: "inline", helperPlatform: process.platform === "win32" ? "linux" : "win32" }), { name: "TypeError" });
   assert.doesNotThrow(() => new ProcessHost({ helperPlatform: process.platform }));
 });
+
+test("env names that differ only in case: one is sent, the first in code-unit order, as child_process on Windows", () => {
+  const env = { duplicate: "lowercase", DUPLICATE: "uppercase", Path: "b", PATH: "a", other: "x" };
+  assert.deepEqual(normalizeSpawnRequest("prog.exe", [], { env }, win32).envPairs, ["DUPLICATE=uppercase", "PATH=a", "other=x"]);
+  // The name kept is chosen before undefined values are dropped: the other is not sent either.
+  assert.deepEqual(normalizeSpawnRequest("prog.exe", [], { env: { A: undefined, a: "1" } }, win32).envPairs, []);
+  // Elsewhere, names are case-sensitive: all of them, in the object's order.
+  assert.deepEqual(normalizeSpawnRequest("prog", [], { env }).envPairs, ["duplicate=lowercase", "DUPLICATE=uppercase", "Path=b", "PATH=a", "other=x"]);
+});
+
+test("uid or gid for a Windows helper: spawn ENOTSUP at the call, after the other options were checked", () => {
+  for (const ids of [{ uid: 0 }, { gid: 5 }]) {
+    assert.throws(() => normalizeSpawnRequest("prog.exe", [], ids, win32), { code: "ENOTSUP", syscall: "spawn", message: "spawn ENOTSUP" });
+    assert.throws(() => normalizeExecRequest("dir", [], ids, { viaExec: true, ...win32 }), { code: "ENOTSUP", syscall: "spawn" });
+  }
+  assert.throws(() => normalizeSpawnRequest("prog.exe", [], { uid: 0, stdio: "nonsense" }, win32), { code: "ERR_INVALID_ARG_VALUE" });
+  assert.equal(normalizeSpawnRequest("prog", [], { uid: 0 }).uid, 0);
+});

@@ -5,7 +5,7 @@
 import { constants as osConstants } from "node:os";
 import { fileURLToPath } from "node:url";
 import { inheritedProcessEnvPairs, readProcessEnv, trackedProcessEnv } from "./process-env.js";
-import { invalidOption, ipcOnePipe, ipcRequired, nulByteInOption } from "./errors.js";
+import { errnoError, invalidOption, ipcOnePipe, ipcRequired, nulByteInOption } from "./errors.js";
 import { isGivenStream } from "./stdio-streams.js";
 
 const SIGNAL_NAME_BY_NUMBER = new Map(Object.entries(osConstants.signals).map(([name, n]) => [n, name]));
@@ -95,7 +95,7 @@ export function normalizeExecRequest(file, args, options, { viaExec = false, pla
     return v;
   });
   request.stdio = ["pipe", "pipe", "pipe"];
-  return request;
+  return idsChecked(request);
 }
 
 /**
@@ -118,7 +118,7 @@ export function normalizeSpawnRequest(file, args, options, { platform = process.
     throw invalidOption("serialization", serialization, "\"json\" or \"advanced\"", "ERR_INVALID_ARG_VALUE");
   }
   request.serialization = serialization ?? "json";
-  return request;
+  return idsChecked(request);
 }
 
 /**
@@ -161,6 +161,14 @@ function ipcOnWindows() {
   return error;
 }
 
+// Windows has no uid or gid to switch to: libuv's spawn fails with ENOTSUP before it
+// looks at anything else, so child_process throws `spawn ENOTSUP` at the call (and a
+// sync call returns it as its error), after every option was validated.
+function idsChecked(request) {
+  if (request.platform === "win32" && (request.uid !== undefined || request.gid !== undefined)) throw errnoError("ENOTSUP", "spawn");
+  return request;
+}
+
 // `options` has no prototype (ownOptions); the request made here has none either, so
 // that no later read of a field it lacks reaches Object.prototype.
 function normalizeCommon(kind, file, args, options, platform, defaultEnv, sync = false) {
@@ -198,7 +206,7 @@ function normalizeCommon(kind, file, args, options, platform, defaultEnv, sync =
   }
   spawnargs.unshift(argv0 ?? spawnfile);
 
-  const env = normalizeEnv(options.env, defaultEnv);
+  const env = normalizeEnv(options.env, defaultEnv, platform);
   const killSignal = signalName(options.killSignal ?? "SIGTERM", "killSignal");
   const cwd = normalizeCwd(options.cwd);
   return {
@@ -241,7 +249,7 @@ function normalizeCommon(kind, file, args, options, platform, defaultEnv, sync =
 // `env` defaults to process.env as it is at call time. Keys from the prototype chain
 // count and undefined values are dropped, as in child_process. `object` is what inline
 // mode hands child_process: undefined for the default, which child_process reads itself.
-function normalizeEnv(envOption, defaultEnv) {
+function normalizeEnv(envOption, defaultEnv, platform) {
   if (envOption == null) {
     if (defaultEnv === "remote") return { object: undefined, pairs: undefined };
     const pairs = defaultEnv === "tracked" ? trackedProcessEnv() : readProcessEnv();
@@ -255,7 +263,7 @@ function normalizeEnv(envOption, defaultEnv) {
   const object = {};
   const pairs = [];
   // A user's object may inherit keys, which child_process includes.
-  for (const [key, value] of inheritedEntries(envOption)) {
+  for (const [key, value] of inheritedEntries(envOption, platform)) {
     if (value === undefined) continue;
     checkNoNul(`env['${key}']`, key);
     checkNoNul(`env['${key}']`, String(value));
@@ -270,10 +278,17 @@ function normalizeEnv(envOption, defaultEnv) {
   return { object, pairs };
 }
 
-function inheritedEntries(object) {
-  const entries = [];
-  for (const key in object) entries.push([key, object[key]]);
-  return entries;
+// Windows names are case-insensitive: child_process sorts the names (by code unit, so
+// "PATH" before "Path" before "path") and keeps the first of each, before it drops
+// undefined values. Sent both, the Windows helper's block would hold both.
+function inheritedEntries(object, platform) {
+  const keys = [];
+  for (const key in object) keys.push(key);
+  if (platform === "win32") {
+    const seen = new Set();
+    return keys.sort().filter((key) => !seen.has(key.toUpperCase()) && seen.add(key.toUpperCase())).map((key) => [key, object[key]]);
+  }
+  return keys.map((key) => [key, object[key]]);
 }
 
 function normalizeCwd(cwd) {

@@ -129,6 +129,6 @@ export class FallbackBackend {
     this.#helper.release();
     // Node's permission model without --allow-child-process refused the helper's start:
     // nothing is broken, and inline every call throws ERR_ACCESS_DENIED, as Node's do.
-    if (error?.code !== "ERR_ACCESS_DENIED") reportBrokenHelper(this.#helperPath, error.message);
+    if (error?.code !== "ERR_ACCESS_DENIED") reportBrokenHelper(this.#helperPath, error.message, error);
   }
 }
