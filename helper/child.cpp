@@ -29,7 +29,7 @@ child::child(asio::io_context& io, child_owner& owner, std::uint64_t id, launche
   for (std::uint32_t fd = 1; fd <= 2; ++fd) {
     if (process.stdio[fd]) stream_of(fd).pipe.emplace(io, process.stdio[fd].release());
   }
-  if (process.channel) stream_of(3).pipe.emplace(io, process.channel.release());
+  if (process.channel) stream_of(3).pipe.emplace(io, process.channel.release()).use_as_channel();
   for (auto& s : streams_) s.credit = options.credit.value_or(0);
 }
 
