@@ -121,9 +121,12 @@ test("send()'s callback comes once the helper wrote the message; its return valu
 
 test("send(message, handle) throws for the relayed channel; a handle the child sends is refused and its later messages arrive", async () => {
   const child = await host.fork(script("sender.cjs", `
+    // The server stays open until the channel ends: Node's child may send it again
+    // when the parent refuses it.
     const server = require("node:net").createServer().listen(0, "127.0.0.1", () => {
-      process.send("with a server", server, (e) => { server.close(); process.send(["after", e?.code ?? null]); });
+      process.send("with a server", server, (e) => process.send(["after", e?.code ?? null]));
     });
+    process.on("disconnect", () => server.close());
   `), [], silent);
   const server = createServer();
   assert.throws(() => child.send("x", server), { name: "TypeError", code: "ERR_INVALID_HANDLE_TYPE" });
