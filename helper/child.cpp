@@ -31,7 +31,7 @@ child::child(asio::io_context& io, child_owner& owner, std::uint64_t id, launche
   for (std::uint32_t fd = 1; fd <= 2; ++fd) {
     if (process.stdio[fd]) stream_of(fd).pipe.emplace(io, process.stdio[fd].release());
   }
-  if (process.channel) stream_of(3).pipe.emplace(io, process.channel.release());
+  if (process.channel) stream_of(3).pipe.emplace(io, process.channel.release()).use_as_channel();
   for (auto& s : streams_) s.credit = options.credit.value_or(0);
 }
 
@@ -250,6 +250,11 @@ void child::write_next(sink s) {
   w.writing = true;
   asio::async_write(async_target(s), asio::buffer(w.pending.front()), write_whole, [self = shared_from_this(), s](std::error_code ec, std::size_t n) {
     if (ec == asio::error::operation_aborted) return;
+    // The pipe was closed since (the channel's end read first, which cleared `pending`
+    // and said EPIPE), but this write had completed: on Windows a completion already
+    // queued is delivered as it was, and the reactor may run a finished write's handler
+    // after the read that closed. Nothing of the writer is left to update.
+    if (!self->can_write(s)) return;
     writer& w = self->writer_of(s);
     if (ec) return self->write_failed(s, ec);
     w.pending.pop_front();

@@ -794,4 +794,11 @@ export const mutants = [
     tests: ["windows-options.test.js"],
     pattern: "uid or gid for a Windows helper",
   },
+  {
+    name: "fork refused for a Windows helper again",
+    breaks: "fork() with the Windows helper throws instead of making a request with its IPC channel",
+    edits: [{ file: "js/src/core/options.js", find: "checkString(\"modulePath\", modulePath);", replace: "checkString(\"modulePath\", modulePath); if (platform === \"win32\") throw new TypeError(\"no fork on Windows\");" }],
+    tests: ["windows-options.test.js"],
+    pattern: "fork and an ipc stdio entry",
+  },
 ];

@@ -37,6 +37,10 @@ class child_pipe : public asio::posix::stream_descriptor {
     return {n > 0 ? static_cast<std::size_t>(n) : 0, false};  // 0: EOF, or an error that ends it
   }
 
+  // A forked child's IPC channel: its bytes are Node's framing as they are (the
+  // Windows twin takes libuv's frames off and puts them on).
+  void use_as_channel() noexcept {}
+
   // One write that never blocks, whatever the descriptor's own flag says. Our ends are
   // socketpairs; anything else is left to the asynchronous path.
   write_outcome write_now(const char* data, std::size_t size) noexcept {

@@ -32,7 +32,12 @@ read_outcome child_pipe::read_now(char* data, std::size_t size) noexcept {
   if (!ReadFile(native_handle(), data, want, &n, &overlapped)) {
     if (GetLastError() != ERROR_IO_PENDING || !GetOverlappedResult(native_handle(), &overlapped, &n, TRUE)) return {0, false};
   }
-  return {n, false};
+  if (!deframer_) return {n, false};
+  // A channel: only the frames' data goes on. Bytes that are not libuv's framing end
+  // the channel, as they end it in libuv (ECONNABORTED there).
+  std::size_t carried = 0;
+  if (!deframer_->take(data, n, carried)) return {0, false};
+  return {carried, carried == 0};
 }
 
 }  // namespace spawnhost

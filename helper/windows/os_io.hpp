@@ -6,10 +6,16 @@
 #include <asio/windows/object_handle.hpp>
 #include <asio/windows/overlapped_ptr.hpp>
 #include <asio/windows/stream_handle.hpp>
+#include <asio/write.hpp>
+#include <algorithm>
 #include <csignal>
+#include <memory>
+#include <optional>
+#include <string>
 #include <utility>
 
 #include "blocking_stream.hpp"
+#include "ipc_frames.hpp"
 #include "process.hpp"
 
 namespace spawnhost {
@@ -29,14 +35,40 @@ class child_pipe : public asio::windows::stream_handle {
     start_zero_read(op);
   }
 
-  // One read that never blocks: only what PeekNamedPipe says is there.
+  // One read that never blocks: only what PeekNamedPipe says is there. On a channel,
+  // the data of the libuv frames read (nothing yet, when they were only heads).
   read_outcome read_now(char* data, std::size_t size) noexcept;
 
   // Writes go through overlapped I/O only: nothing is written here.
   write_outcome write_now(const char*, std::size_t) noexcept { return {}; }
 
+  // This pipe is a forked child's IPC channel: it speaks libuv's Windows IPC framing
+  // (ipc_frames.hpp), which reads take off and writes put on, so the bytes that cross
+  // it to and from Node are Node's framing alone, as on POSIX.
+  void use_as_channel() { deframer_.emplace(); }
+
+  // asio::async_write's step. On a channel, each step is one whole frame: its head and
+  // the data of the first buffer, reported as that data's size once all are written.
+  template <class Buffers, class Handler>
+  void async_write_some(const Buffers& buffers, Handler&& handler) {
+    if (!deframer_) return asio::windows::stream_handle::async_write_some(buffers, std::forward<Handler>(handler));
+    const asio::const_buffer first = *asio::buffer_sequence_begin(buffers);
+    const std::size_t length = std::min<std::size_t>(first.size(), max_frame_data);
+    auto frame = std::make_shared<std::string>(windows::ipc_head_size + length, '\0');
+    unsigned char head[windows::ipc_head_size];
+    windows::ipc_frame_head(head, static_cast<std::uint32_t>(length));
+    frame->replace(0, windows::ipc_head_size, reinterpret_cast<const char*>(head), windows::ipc_head_size);
+    frame->replace(windows::ipc_head_size, length, static_cast<const char*>(first.data()), length);
+    asio::async_write(static_cast<asio::windows::stream_handle&>(*this), asio::buffer(*frame),
+                      [frame, length, h = std::forward<Handler>(handler)](std::error_code ec, std::size_t) mutable {
+                        h(ec, ec ? 0 : length);
+                      });
+  }
+
  private:
+  static constexpr std::size_t max_frame_data = 1024 * 1024;
   void start_zero_read(asio::windows::overlapped_ptr& op);
+  std::optional<windows::ipc_deframer> deframer_;
 };
 
 // Our end of a child's stdin, registered with the completion port on first use (the

@@ -6,7 +6,10 @@
 // - the child starts suspended and runs only once it is in the helper's job object
 //   (JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE), so no grandchild can escape the job first.
 // Piped stdio are named pipes: our end overlapped (on the io_context's completion
-// port), the child's end synchronous and inheritable, as libuv makes them.
+// port), the child's end synchronous and inheritable, as libuv makes them. A forked
+// child's IPC channel is a duplex pipe overlapped at both ends (libuv's child opens it
+// so), given as C runtime descriptor 3 (crt_descriptors.hpp); its bytes are relayed
+// in libuv's framing (ipc_frames.hpp, child_pipe::use_as_channel).
 #include <windows.h>
 #include <io.h>
 
@@ -19,6 +22,7 @@
 #include "process.hpp"
 #include "signal_table.hpp"
 #include "windows/command_line.hpp"
+#include "windows/crt_descriptors.hpp"
 
 namespace spawnhost {
 namespace {
@@ -37,21 +41,28 @@ launched_process fail(const char* stage, std::error_code error) {
   return out;
 }
 
-// One pipe between us and the child. `child_reads`: the child's stdin.
-std::error_code make_pipe(bool child_reads, os_handle& ours, os_handle& theirs) {
+enum class pipe_use { child_reads, child_writes, channel };
+
+// One pipe between us and the child: its stdin, an output, or its IPC channel.
+std::error_code make_pipe(pipe_use use, os_handle& ours, os_handle& theirs) {
   static std::atomic<unsigned> counter{0};
   wchar_t name[80];
   std::swprintf(name, 80, L"\\\\.\\pipe\\spawnhost-%lu-%u", GetCurrentProcessId(), counter++);
-  const DWORD our_access = (child_reads ? PIPE_ACCESS_OUTBOUND : PIPE_ACCESS_INBOUND) | FILE_FLAG_OVERLAPPED |
-                           FILE_FLAG_FIRST_PIPE_INSTANCE;
+  const bool child_reads = use == pipe_use::child_reads;
+  const DWORD direction = use == pipe_use::channel ? PIPE_ACCESS_DUPLEX : child_reads ? PIPE_ACCESS_OUTBOUND : PIPE_ACCESS_INBOUND;
+  const DWORD our_access = direction | FILE_FLAG_OVERLAPPED | FILE_FLAG_FIRST_PIPE_INSTANCE;
   ours.reset(CreateNamedPipeW(name, our_access, PIPE_TYPE_BYTE | PIPE_READMODE_BYTE | PIPE_WAIT, 1, pipe_buffer_size,
                               pipe_buffer_size, 0, nullptr));
   if (!ours) return win32_error();
   SECURITY_ATTRIBUTES inheritable{sizeof(SECURITY_ATTRIBUTES), nullptr, TRUE};
   // FILE_WRITE_ATTRIBUTES / FILE_READ_ATTRIBUTES let the child change or query the
   // pipe's mode (SetNamedPipeHandleState), as libuv grants.
-  const DWORD their_access = child_reads ? GENERIC_READ | FILE_WRITE_ATTRIBUTES : GENERIC_WRITE | FILE_READ_ATTRIBUTES;
-  theirs.reset(CreateFileW(name, their_access, 0, &inheritable, OPEN_EXISTING, 0, nullptr));
+  // libuv opens a channel as an overlapped pipe and refuses one that is not.
+  const DWORD their_access = use == pipe_use::channel ? GENERIC_READ | GENERIC_WRITE
+                             : child_reads              ? GENERIC_READ | FILE_WRITE_ATTRIBUTES
+                                                        : GENERIC_WRITE | FILE_READ_ATTRIBUTES;
+  const DWORD their_flags = use == pipe_use::channel ? FILE_FLAG_OVERLAPPED : 0;
+  theirs.reset(CreateFileW(name, their_access, 0, &inheritable, OPEN_EXISTING, their_flags, nullptr));
   if (!theirs) return win32_error();
   return {};
 }
@@ -124,8 +135,6 @@ launched_process launch_process(const spawn_request& r, const launch_context& co
   // Since CVE-2024-27980 Node will not start a batch file without a shell: CreateProcess
   // would run it through cmd.exe, whose parsing no quoting can make safe.
   if (windows::is_batch_file(r.file)) return fail("spawn", std::make_error_code(std::errc::invalid_argument));
-  // Node's IPC channel on Windows is a named pipe protocol of its own; not implemented.
-  if (o.ipc) return fail("ipc", std::make_error_code(std::errc::not_supported));
   if (o.uid || o.gid) return fail("setuid", std::make_error_code(std::errc::not_supported));
 
   const std::wstring cwd = o.cwd ? widen(*o.cwd) : current_directory();
@@ -148,7 +157,9 @@ launched_process launch_process(const spawn_request& r, const launch_context& co
     const bool child_reads = fd == 0;
     std::error_code ec;
     switch (o.stdio[fd]) {
-      case protocol::stdio_kind::pipe: ec = make_pipe(child_reads, out.stdio[fd], theirs[fd]); break;
+      case protocol::stdio_kind::pipe:
+        ec = make_pipe(child_reads ? pipe_use::child_reads : pipe_use::child_writes, out.stdio[fd], theirs[fd]);
+        break;
       case protocol::stdio_kind::ignore: ec = open_null(child_reads, theirs[fd]); break;
       case protocol::stdio_kind::inherit: ec = duplicate_inherited(context.inherited[fd], theirs[fd]); break;
       // No IPC channel to Node here, so no descriptor of Node's: the session refuses it.
@@ -157,10 +168,15 @@ launched_process launch_process(const spawn_request& r, const launch_context& co
     if (ec) return fail("pipe", ec);
   }
 
+  os_handle their_channel;
+  if (o.ipc) {
+    if (const auto ec = make_pipe(pipe_use::channel, out.channel, their_channel)) return fail("pipe", ec);
+  }
+
   handle_list inherit;
-  for (const auto& h : theirs) {
-    if (std::find(inherit.handles.begin(), inherit.handles.end(), h.get()) == inherit.handles.end())
-      inherit.handles.push_back(h.get());
+  for (const HANDLE h : {theirs[0].get(), theirs[1].get(), theirs[2].get(), their_channel.get()}) {
+    if (h && std::find(inherit.handles.begin(), inherit.handles.end(), h) == inherit.handles.end())
+      inherit.handles.push_back(h);
   }
   if (const auto ec = inherit.build()) return fail("spawn", ec);
 
@@ -171,6 +187,14 @@ launched_process launch_process(const spawn_request& r, const launch_context& co
   startup.StartupInfo.hStdOutput = theirs[1].get();
   startup.StartupInfo.hStdError = theirs[2].get();
   startup.lpAttributeList = inherit.get();
+  // With a channel, the C runtime's table, as libuv passes it: the child's C runtime
+  // (and so Node's NODE_CHANNEL_FD) finds descriptor 3 there, and 0-2 as its stdio.
+  std::vector<BYTE> crt_block;
+  if (their_channel) {
+    crt_block = windows::crt_descriptor_block({theirs[0].get(), theirs[1].get(), theirs[2].get(), their_channel.get()});
+    startup.StartupInfo.cbReserved2 = static_cast<WORD>(crt_block.size());
+    startup.StartupInfo.lpReserved2 = crt_block.data();
+  }
   if (o.windows_hide) {
     startup.StartupInfo.dwFlags |= STARTF_USESHOWWINDOW;
     startup.StartupInfo.wShowWindow = SW_HIDE;

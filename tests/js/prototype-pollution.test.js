@@ -81,7 +81,6 @@ const KEYS = {
   // fields of spawnhost's own normalized requests and call settings
   platform: ["win32"],
   viaExec: ["true"],
-  ipcAvailable: ["false"],
   defaultEnv: ["remote"],
   sync: ["true"],
   remote: ["true"],

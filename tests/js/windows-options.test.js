@@ -34,13 +34,14 @@ test("the default platform is this process's: /bin/sh on Linux", () => {
   assert.equal(normalizeExecRequest("echo hi", [], {}, { viaExec: true }).spawnfile, process.platform === "win32" ? "cmd.exe" : "/bin/sh");
 });
 
-test("fork and an ipc stdio entry throw a TypeError for a Windows helper", () => {
-  assert.throws(() => normalizeForkRequest("child.js", [], {}, win32), { name: "TypeError", code: "ERR_FEATURE_UNAVAILABLE_ON_PLATFORM" });
-  assert.throws(() => normalizeSpawnRequest("node", [], { stdio: ["pipe", "pipe", "pipe", "ipc"] }, win32), { name: "TypeError" });
-});
-
-test("inline mode on Windows keeps fork: child_process provides the channel there", () => {
-  assert.doesNotThrow(() => normalizeForkRequest("child.js", [], {}, { ...win32, ipcAvailable: true }));
+test("fork and an ipc stdio entry are requests for a Windows helper too: the channel is fd 3, with its serialization", () => {
+  const fork = normalizeForkRequest("child.js", [], { serialization: "advanced", execPath: "node.exe", execArgv: [] }, win32);
+  assert.equal(fork.ipc, true);
+  assert.equal(fork.serialization, "advanced");
+  assert.deepEqual(fork.spawnargs, ["node.exe", "child.js"]);
+  const spawn = normalizeSpawnRequest("node.exe", [], { stdio: ["pipe", "pipe", "pipe", "ipc"] }, win32);
+  assert.equal(spawn.ipc, true);
+  assert.equal(spawn.serialization, "json");
 });
 
 test("helperPlatform is checked: a known platform, and helper mode only", () => {

@@ -5,11 +5,13 @@
 // - helperPlatform "win32": requests shaped on Linux for a Windows helper (shell, quoting),
 //   over a Linux pipe, as a Windows helper across a transport would get them;
 // - stdio "inherit" from Linux Node (EBADF: no C runtime descriptors reach wine);
+// - an "ipc" entry read by a mingw program that speaks libuv's frames itself;
 // - Linux Node's death, seen by the helper as the end of a Linux pipe on its stdin.
 // Skipped unless SPAWNHOST_TEST_WINE=1 (`npm test` does not need wine; CI runs this file
 // in its own step, bash scripts/test-windows); with it, a missing wine or .exe fails.
 import { strict as assert } from "node:assert";
 import { spawn, spawnSync } from "node:child_process";
+import { once } from "node:events";
 import { existsSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -78,6 +80,26 @@ describe("Windows helper under wine", { skip: skip || (missing !== null && "see 
     // On Windows, Node hands them to the helper through the C runtime's descriptor
     // table; wine started from Linux Node has no such table. Documented in the README.
     await assert.rejects(host.spawn(fixture, ["exit", "0"], { env, stdio: ["ignore", "inherit", "ignore"] }), /EBADF/);
+  });
+
+  test("an \"ipc\" stdio entry is a libuv IPC pipe at C runtime descriptor 3: messages go both ways in libuv's frames", async () => {
+    // The fixture reads the frames a Node child would read and writes each one's data
+    // back in a frame (tests/windows-node/fork.test.js does this with Windows Node).
+    for (const serialization of ["json", "advanced"]) {
+      const child = await host.spawn(fixture, ["ipc-echo"], { env, stdio: ["ignore", "pipe", "pipe", "ipc"], serialization });
+      const replies = [];
+      child.on("message", (m) => replies.push(m));
+      const sent = [{ a: 1, s: "é" }, "x".repeat(200 * 1024), [null, 2]];
+      const written = sent.map((m) => new Promise((resolve) => child.send(m, resolve)));
+      assert.deepEqual(await Promise.all(written), [null, null, null]);
+      while (replies.length < sent.length) await once(child, "message");
+      assert.deepEqual(replies, sent);
+      child.disconnect();
+      const [text, [code]] = await Promise.all([readAll(child.stdout), once(child, "close")]);
+      assert.equal(code, 0);
+      const [, frames] = /^fd3 pipe (\d+)\n$/.exec(text) ?? assert.fail(`${serialization}: ${text}`);
+      assert.ok(Number(frames) >= sent.length, text);
+    }
   });
 
   test("when Node dies, the helper sees its stdin end and ends its children", async () => {

@@ -102,12 +102,11 @@ export function normalizeExecRequest(file, args, options, { viaExec = false, pla
  * Normalizes a spawn call. `request.stdio` is always fds 0-2; `request.ipc` says
  * whether fd 3 is an IPC channel, with `request.serialization`.
  */
-export function normalizeSpawnRequest(file, args, options, { platform = process.platform, ipcAvailable = platform !== "win32", givenAvailable = false, defaultEnv = "read", sync = false } = NO_HOW) {
+export function normalizeSpawnRequest(file, args, options, { platform = process.platform, givenAvailable = false, defaultEnv = "read", sync = false } = NO_HOW) {
   checkObject("options", options);
   options = ownOptions(options);
   const request = normalizeCommon("spawn", file, args, options, platform, defaultEnv, sync);
   const { stdio, ipc } = normalizeStdio(options.stdio, givenAvailable && !sync);
-  if (ipc && !ipcAvailable) throw ipcOnWindows();
   request.stdio = stdio;
   // Streams of Node's given to the child (launch/given-stdio.js), by fd.
   if (stdio.includes("given")) request.given = [0, 1, 2].map((fd) => (stdio[fd] === "given" ? options.stdio[fd] : null));
@@ -126,8 +125,7 @@ export function normalizeSpawnRequest(file, args, options, { platform = process.
  * its arguments execArgv + modulePath + args, and stdio gains an "ipc" entry.
  * @param {string|URL} modulePath
  */
-export function normalizeForkRequest(modulePath, args, options, { platform = process.platform, ipcAvailable = platform !== "win32", givenAvailable = false, defaultEnv = "read" } = NO_HOW) {
-  if (!ipcAvailable) throw ipcOnWindows();
+export function normalizeForkRequest(modulePath, args, options, { platform = process.platform, givenAvailable = false, defaultEnv = "read" } = NO_HOW) {
   if (modulePath instanceof URL) modulePath = fileURLToPath(modulePath);
   else if (Buffer.isBuffer(modulePath)) modulePath = modulePath.toString();
   checkString("modulePath", modulePath);
@@ -149,16 +147,7 @@ export function normalizeForkRequest(modulePath, args, options, { platform = pro
   if (typeof stdio === "string") stdio = [...normalizeStdio(stdio).stdio, "ipc"];
   else if (!Array.isArray(stdio)) stdio = options.silent ? ["pipe", "pipe", "pipe", "ipc"] : ["inherit", "inherit", "inherit", "ipc"];
   else if (!stdio.includes("ipc")) throw ipcRequired();
-  return normalizeSpawnRequest(execPath, [...execArgv, modulePath, ...args], { __proto__: null, ...options, shell: false, stdio }, { __proto__: null, platform, ipcAvailable, givenAvailable, defaultEnv });
-}
-
-// Node's channel on Windows is a named pipe with a protocol of its own; the Windows
-// helper does not provide it (README, "Supported platforms"). Inline mode on Windows
-// has it: child_process does the work there (ipcAvailable).
-function ipcOnWindows() {
-  const error = new TypeError("fork() and the \"ipc\" stdio entry are not supported by the Windows helper (no IPC channel on Windows yet)");
-  error.code = "ERR_FEATURE_UNAVAILABLE_ON_PLATFORM";
-  return error;
+  return normalizeSpawnRequest(execPath, [...execArgv, modulePath, ...args], { __proto__: null, ...options, shell: false, stdio }, { __proto__: null, platform, givenAvailable, defaultEnv });
 }
 
 // Windows has no uid or gid to switch to: libuv's spawn fails with ENOTSUP before it

@@ -90,11 +90,9 @@ export class ProcessHost {
       this.#transport = normalizeTransport(transport);
     }
     this.#mode = this.#transport ? "helper" : mode === "helper" && fallback === "inline" && shouldFallBackToInline(helperPath) ? "inline" : mode;
-    // Inline mode has child_process's IPC on every platform; the Windows helper has none.
     this.#platform = {
       __proto__: null,
       platform: helperPlatform,
-      ipcAvailable: this.#mode === "inline" || helperPlatform !== "win32",
       // A stream as a stdio entry: child_process takes it, and a local helper that
       // receives Node's descriptors.
       givenAvailable: this.#mode === "inline" || (!this.#transport && takesDescriptors(helperPlatform)),
