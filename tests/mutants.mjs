@@ -646,4 +646,19 @@ export const mutants = [
     tests: ["layout.test.js"],
     pattern: "over 400 lines",
   },
+  // The frame writer's plain writev (issue 33).
+  {
+    name: "a straight write overtakes the stream's queue",
+    breaks: "frames written to the pipe's descriptor while older ones still wait in the stream reach the helper before them",
+    edits: [{ file: "js/src/helper/frame-writer.js", find: "if (this.#fd >= 0 && input.writableLength === 0 && bytes", replace: "if (this.#fd >= 0 && bytes" }],
+    tests: ["frame-writer.test.js"],
+    pattern: "while the stream still holds older parts",
+  },
+  {
+    name: "the frame writer ends before it writes",
+    breaks: "end() closes the helper's input before the frames of this tick (a shutdown frame) have left",
+    edits: [{ file: "js/src/helper/frame-writer.js", find: "  end() {\n    this.#flush();\n", replace: "  end() {\n" }],
+    tests: ["frame-writer.test.js"],
+    pattern: "end\\(\\) writes",
+  },
 ];

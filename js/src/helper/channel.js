@@ -242,7 +242,7 @@ export class Channel {
   #end() {
     if (this.#gone || this.#shutdownRequested) return;
     this.#shutdownRequested = true;
-    try { this.#input.end(); } catch { /* already going away */ }
+    try { this.#writer.end(); } catch { /* already going away */ }
   }
 
   /** Sends one message; throws the channel's error when the helper is gone. */
@@ -315,7 +315,7 @@ export class Channel {
       this.#applyRef();
       try {
         this.#write([encodeFrame("shutdown", [graceMs])]);
-        this.#input.end();
+        this.#writer.end(); // what is queued, then the end
       } catch { /* already going away */ }
       this.#shutdownDeadline = setTimeout(() => {
         this.#goAway(`it had not ended ${graceMs + this.#answerMs} ms after shutdown()`, undefined, { hung: true });
