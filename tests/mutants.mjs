@@ -650,7 +650,7 @@ export const mutants = [
   {
     name: "a straight write overtakes the stream's queue",
     breaks: "frames written to the pipe's descriptor while older ones still wait in the stream reach the helper before them",
-    edits: [{ file: "js/src/helper/frame-writer.js", find: "if (this.#fd >= 0 && input.writableLength === 0 && bytes", replace: "if (this.#fd >= 0 && bytes" }],
+    edits: [{ file: "js/src/helper/frame-writer.js", find: "fd >= 0 && input.writableLength === 0 && bytes", replace: "fd >= 0 && bytes" }],
     tests: ["frame-writer.test.js"],
     pattern: "while the stream still holds older parts",
   },

@@ -5,8 +5,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import { closeSync, openSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { FrameWriter } from "../../js/src/helper/frame-writer.js";
+import { scratchDir } from "./support/scratch.js";
 
 // A part whose bytes say where it belongs: a 32-bit index, then filler made from it.
 const part = (index, size) => {
@@ -98,4 +101,26 @@ test("a stream without a descriptor is written through the stream, in order", as
   await new Promise((resolve) => setImmediate(resolve));
   assert.ok(Buffer.concat(chunks).equals(Buffer.concat(parts)));
   assert.equal(flushed, 2);
+});
+
+test("after the stream closed its descriptor, nothing is written to the file that reuses its number", async () => {
+  const child = spawn("sh", ["-c", "exec cat > /dev/null"], { stdio: ["pipe", "ignore", "inherit"] });
+  const input = child.stdin;
+  const writer = new FrameWriter(input);
+  const fdBefore = input._handle.fd;
+  input.on("error", () => {}); // the stream's own complaint about a write after destroy
+  input.destroy();
+  await new Promise((resolve) => setImmediate(resolve)); // the handle is closed
+  const path = join(scratchDir("spawnhost-frame-writer-"), "other");
+  const fd = openSync(path, "w");
+  try {
+    assert.equal(fd, fdBefore, "the file got the closed descriptor's number (the lowest free one)");
+    writer.write([part(9, 100)]);
+    writer.flushNow();
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(readFileSync(path).length, 0);
+  } finally {
+    closeSync(fd);
+    child.kill();
+  }
 });

@@ -28,13 +28,10 @@ export class FrameWriter {
   #bytes = 0;
   /** a flush is queued for the end of this tick */
   #pending = false;
-  #fd;
 
   /** @param {import("node:stream").Writable} input */
   constructor(input) {
     this.#input = input;
-    const fd = input._handle?.fd;
-    this.#fd = Number.isInteger(fd) && fd >= 0 ? fd : -1;
   }
 
   /** Queues the parts of one or more frames; `onFlushed` after the last has gone to the kernel. */
@@ -76,9 +73,12 @@ export class FrameWriter {
     this.#bytes = 0;
     const input = this.#input;
     let at = 0;
-    // Straight to the pipe only while the stream holds nothing: it would go first.
-    if (this.#fd >= 0 && input.writableLength === 0 && bytes <= DIRECT_MAX_BYTES && !input.writableEnded && !input.destroyed) {
-      at = this.#writeDirect(parts, flushed);
+    // Straight to the pipe only while the stream holds nothing: it would go first. The
+    // descriptor is asked for each time: once the stream closed it, its number may
+    // already name another file.
+    const fd = input._handle?.fd;
+    if (Number.isInteger(fd) && fd >= 0 && input.writableLength === 0 && bytes <= DIRECT_MAX_BYTES && !input.writableEnded && !input.destroyed) {
+      at = writeDirect(fd, parts, flushed);
     }
     if (at === parts.length) return;
     input.cork();
@@ -88,23 +88,23 @@ export class FrameWriter {
       input.uncork();
     }
   }
+}
 
-  // Writes parts from the first on; returns the index of the first not written whole,
-  // the unwritten tail of that one put in its place.
-  #writeDirect(parts, flushed) {
-    let written;
-    try {
-      written = writevSync(this.#fd, parts);
-    } catch {
-      return 0; // full (EAGAIN), or broken: the stream writes it, and reports the error
-    }
-    let at = 0;
-    while (at < parts.length && written >= parts[at].byteLength) {
-      written -= parts[at].byteLength;
-      if (flushed[at]) process.nextTick(flushed[at]);
-      at++;
-    }
-    if (written > 0) parts[at] = parts[at].subarray(written);
-    return at;
+// Writes parts from the first on; returns the index of the first not written whole,
+// the unwritten tail of that one put in its place.
+function writeDirect(fd, parts, flushed) {
+  let written;
+  try {
+    written = writevSync(fd, parts);
+  } catch {
+    return 0; // full (EAGAIN), or broken: the stream writes it, and reports the error
   }
+  let at = 0;
+  while (at < parts.length && written >= parts[at].byteLength) {
+    written -= parts[at].byteLength;
+    if (flushed[at]) process.nextTick(flushed[at]);
+    at++;
+  }
+  if (written > 0) parts[at] = parts[at].subarray(written);
+  return at;
 }
