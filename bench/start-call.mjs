@@ -171,8 +171,8 @@ for (const [name, value] of parts) console.log(`| ${name} | ${us(value)} |`);
 const whole = median(wholeCall.spawnhost);
 console.log(`| the rest of the start call (promise, AsyncResource, id, queueing): the whole call less the three parts above | ${us(Math.max(0, whole - parts[0][1] - parts[1][1] - parts[2][1]))} |`);
 console.log(`| **the whole start call** (CPU per call, ${rounds} bursts of 500 calls in one tick; worker host: ${us(median(wholeCall["worker host"]))}) | ${us(whole)} |`);
+const sh = results[children[0]].spawnhost;
+console.log(`| writes to the helper (one writev per tick, for every launch of that tick) | ${sh.writes === null ? "–" : `${sh.writes.toFixed(2)} per launch`} |`);
 // On a loaded machine the blocked time above is mostly waiting for a CPU; this is not.
 console.log(`\nthe start call's CPU, spawnhost / worker host: ${x(whole, median(wholeCall["worker host"]))}; ` +
   `without the environment read (trackEnv): ${x(whole - parts[0][1], median(wholeCall["worker host"]))}`);
-const sh = results[children[0]].spawnhost;
-console.log(`| writes to the helper (one writev per tick, for every launch of that tick) | ${sh.writes === null ? "–" : `${sh.writes.toFixed(2)} per launch`} |`);
