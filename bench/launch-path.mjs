@@ -9,6 +9,8 @@
 // every launch as a child that exited 0 without creating a process: what is left is
 // Node's own cost (and the helper's loop). Real rows launch /bin/true. "trackEnv" rows
 // use the host option that re-reads process.env only after JavaScript wrote to it.
+// bench/start-call.mjs (issue 33) puts the same execFile calls beside the worker-thread
+// host as well, and splits the start call into its parts.
 //   node bench/launch-path.mjs [--n 2000] [--null-n 20000] [--concurrency 8,64] [--idle-n 1000]
 //     [--package <path to another checkout's js/>] (to measure an older commit the same way)
 import { execFile as cpExecFile } from "node:child_process";

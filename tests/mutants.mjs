@@ -801,4 +801,19 @@ export const mutants = [
     tests: ["windows-options.test.js"],
     pattern: "fork and an ipc stdio entry",
   },
+  // The frame writer's plain writev (issue 33).
+  {
+    name: "a straight write overtakes the stream's queue",
+    breaks: "frames written to the pipe's descriptor while older ones still wait in the stream reach the helper before them",
+    edits: [{ file: "js/src/helper/frame-writer.js", find: "fd >= 0 && input.writableLength === 0 && bytes", replace: "fd >= 0 && bytes" }],
+    tests: ["frame-writer.test.js"],
+    pattern: "while the stream still holds older parts",
+  },
+  {
+    name: "the frame writer ends before it writes",
+    breaks: "end() closes the helper's input before the frames of this tick (a shutdown frame) have left",
+    edits: [{ file: "js/src/helper/frame-writer.js", find: "  end() {\n    this.#flush();\n", replace: "  end() {\n" }],
+    tests: ["frame-writer.test.js"],
+    pattern: "end\\(\\) writes",
+  },
 ];

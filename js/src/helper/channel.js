@@ -315,7 +315,7 @@ export class Channel {
       this.#applyRef();
       try {
         this.#write([encodeFrame("shutdown", [graceMs])]);
-        this.#writer.end();
+        this.#writer.end(); // what is queued, then the end
       } catch { /* already going away */ }
       this.#shutdownDeadline = setTimeout(() => {
         this.#goAway(`it had not ended ${graceMs + this.#answerMs} ms after shutdown()`, undefined, { hung: true });

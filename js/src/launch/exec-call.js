@@ -69,11 +69,6 @@ class ExecCall {
     this.#reject = reject;
     this.#stdout = new ExecOutput(request);
     this.#stderr = new ExecOutput(request);
-    if (request.encoding !== "buffer") {
-      // As execFile's setEncoding: characters split across chunks are joined.
-      this.#stdoutDecoder = new StringDecoder(request.encoding);
-      this.#stderrDecoder = new StringDecoder(request.encoding);
-    }
     channel.ref();
     // A ready helper gets the request in this tick; a starting one after its hello.
     if (channel.helperPid !== 0) this.#send();
@@ -152,10 +147,18 @@ class ExecCall {
   #data(fd, bytes) {
     if (this.#failure) return;
     const output = fd === 1 ? this.#stdout : this.#stderr;
-    const decoder = fd === 1 ? this.#stdoutDecoder : this.#stderrDecoder;
+    const decoder = this.#decoder(fd);
     const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const chunk = decoder ? decoder.write(buffer) : buffer;
     if (chunk.length > 0 && !output.add(chunk)) this.#overflow(fd);
+  }
+
+  // As execFile's setEncoding: characters split across chunks are joined. Made at the
+  // first output, not per call: most launches of a busy host have none.
+  #decoder(fd) {
+    if (this.#request.encoding === "buffer") return undefined;
+    if (fd === 1) return (this.#stdoutDecoder ??= new StringDecoder(this.#request.encoding));
+    return (this.#stderrDecoder ??= new StringDecoder(this.#request.encoding));
   }
 
   #eof(fd) {

@@ -2,7 +2,7 @@
 // MessagePack array `[code, ...fields]` (schema/README.md). Every rule checked here
 // comes from the generated constants, so the codec cannot drift from the schema.
 // Decoding errors carry the same category names as schema/vectors.json.
-import { Encoder, decode } from "@msgpack/msgpack";
+import { Decoder, Encoder } from "@msgpack/msgpack";
 import {
   MSG, FIELDS, FIELD_TYPES, FIELD_VALUES, DIRECTION, SPAWN_OPTION_TYPES, STDIO_KIND, MAX_BODY_BYTES,
 } from "./generated.js";
@@ -11,6 +11,10 @@ import { ProtocolError } from "../core/errors.js";
 const NAME_BY_CODE = new Map(Object.entries(MSG).map(([name, code]) => [code, name]));
 const STDIO_KINDS = new Set(Object.values(STDIO_KIND));
 const encoder = new Encoder({ ignoreUndefined: true });
+// One decoder for every frame: msgpack's decode() builds a new Decoder per call, the
+// larger part of a reply's allocations (a Decoder is safe to reuse, and re-entered it
+// clones itself).
+const decoder = new Decoder({ useBigInt64: false });
 
 /**
  * Encodes one message as a complete frame.
@@ -73,14 +77,16 @@ const BYTES_MESSAGE_CODES = Object.fromEntries(["write", "send"].map((name) => {
 export function decodeBody(body, receiver) {
   let value;
   try {
-    value = decode(body, { useBigInt64: false });
+    value = decoder.decode(body);
   } catch (cause) {
     throw new ProtocolError("not_msgpack", `frame body is not one MessagePack value: ${cause.message}`);
   }
   if (!Array.isArray(value) || value.length === 0) {
     throw new ProtocolError("not_array", "frame body is not a non-empty array");
   }
-  const [code, ...values] = value;
+  // The fields in wire order: the array itself, its code taken off (no copy per frame).
+  const code = value.shift();
+  const values = value;
   const name = NAME_BY_CODE.get(code);
   if (name === undefined || DIRECTION[name] !== receiver) {
     throw new ProtocolError("unknown_message", `unknown message code ${JSON.stringify(code)} for ${receiver}`);
