@@ -816,4 +816,12 @@ export const mutants = [
     tests: ["frame-writer.test.js"],
     pattern: "end\\(\\) writes",
   },
+  // Found by execa under register in CI (the stdin kept past destroy() replaced execa's spy).
+  {
+    name: "the pending stdin's _destroy wrapper removed at adoption",
+    breaks: "a _destroy wrapped on child.stdin at spawn() (execa's spy) is dropped when the descriptor arrives, and execa fails every call with ERR_STREAM_PREMATURE_CLOSE",
+    edits: [{ file: "js/src/launch/handed-socket.js", find: "  const placeholder = socket._handle;\n", replace: "  delete socket._destroy;\n  const placeholder = socket._handle;\n" }],
+    tests: ["drop-in.test.js"],
+    pattern: "_destroy wrapped",
+  },
 ];

@@ -41,6 +41,21 @@ test("stdin written before the process exists reaches it", async () => {
   assert.equal(await readAll(child.stdout.setEncoding("utf8")), "early and late\n");
 });
 
+test("a _destroy wrapped on stdin at spawn() is the one called at exit, as execa's spy on it needs", async () => {
+  for (const face of [childProcess, dropIn]) {
+    const child = face.spawn("echo", ["hi"]);
+    const { _destroy } = child.stdin;
+    let called = 0;
+    child.stdin._destroy = function (...args) {
+      called++;
+      return _destroy.apply(this, args);
+    };
+    child.stdout.resume();
+    await once(child, "close");
+    assert.equal(called, 1, face === dropIn ? "spawnhost/child_process" : "node:child_process");
+  }
+});
+
 test("kill() before the process exists is honoured, with Node's events", async () => {
   const child = dropIn.spawn("sleep", ["5"]);
   const { seen, closed } = events(child);

@@ -41,6 +41,8 @@ const owed = new WeakMap();
 // A stdin destroyed before its descriptor came: what it was asked to write (its first
 // write held by net.Socket's connecting state, the rest buffered) is kept for the
 // descriptor, as Node's own stdin had written it into the pipe before destroy().
+// The wrapper stays once the socket is adopted (it then only calls through): code that
+// wrapped it in turn, as execa spies on `stdin._destroy`, must keep its wrapper.
 function keepWritesPastDestroy(socket) {
   trackCork(socket);
   socket._destroy = function (error, callback) {
@@ -81,7 +83,6 @@ export function adopt(socket, handle, readable, scope) {
     else handle.close();
     return;
   }
-  delete socket._destroy;
   const owner = Object.getOwnPropertySymbols(placeholder).find((symbol) => symbol.description === "owner_symbol");
   handle[owner] = socket;
   // Node made the handle in its IPC channel's read: its reads run in the launching
