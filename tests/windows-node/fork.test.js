@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as nodeChildProcess from "node:child_process";
 import { ProcessHost } from "spawnhost";
-import { fork as dropInFork, stats } from "spawnhost/child_process";
+import { fork as dropInFork, spawn as dropInSpawn, stats } from "spawnhost/child_process";
 
 const scratch = mkdtempSync(join(tmpdir(), "spawnhost-win-fork-"));
 const script = (name, code) => {
@@ -146,16 +146,22 @@ test("spawn with an \"ipc\" stdio entry gives node.exe its channel", async () =>
   await once(child, "exit");
 });
 
-test("the drop-in's fork goes through the helper (stats(): no fallback) and behaves as node:child_process.fork", async () => {
+test("the drop-in's fork and \"ipc\" spawn go to node:child_process, counted with their reason: handles cannot cross the helper's channel on Windows", async () => {
+  const reason = "a fork channel on Windows: the helper relays it, and it cannot carry handles";
   const before = stats();
   const child = dropInFork(echo, [], silent);
   const ours = await exchange(child, [{ n: 1 }]);
   const after = stats();
   assert.equal(after.mode, "helper");
-  assert.equal(after.helper - before.helper, 1);
-  assert.equal(after.fallback, before.fallback, JSON.stringify(after.fallbackReasons));
+  assert.equal(after.helper, before.helper);
+  assert.equal(after.fallback - before.fallback, 1);
+  assert.equal((after.fallbackReasons[reason] ?? 0) - (before.fallbackReasons[reason] ?? 0), 1, JSON.stringify(after.fallbackReasons));
   const theirs = await exchange(nodeChildProcess.fork(echo, [], silent), [{ n: 1 }]);
   assert.deepEqual(ours, theirs);
+  const spawned = await exchange(dropInSpawn(process.execPath, [echo], { stdio: ["pipe", "pipe", "pipe", "ipc"] }), [{ n: 1 }]);
+  assert.deepEqual(spawned, theirs);
+  assert.equal((stats().fallbackReasons[reason] ?? 0) - (before.fallbackReasons[reason] ?? 0), 2);
+  assert.equal(stats().helper, before.helper);
 });
 
 test.after(() => host.shutdown());

@@ -166,11 +166,6 @@ describe("ProcessHost with the Windows helper", { timeout: 120_000 }, () => {
     assert.equal((await host.execFile(`"${bat}"`, ["arg"], { env, shell: true })).stdout, "from batch arg\r\n");
   });
 
-  test("fork and the ipc stdio entry throw a TypeError naming the platform", async () => {
-    await assert.rejects(host.fork("child.js"), { name: "TypeError", code: "ERR_FEATURE_UNAVAILABLE_ON_PLATFORM" });
-    await assert.rejects(host.spawn(fixture, [], { stdio: ["pipe", "pipe", "pipe", "ipc"] }), { name: "TypeError" });
-  });
-
   test("removeTree deletes read-only files; a tree already gone is fine", async () => {
     const tree = join(scratch, "tree");
     mkdirSync(join(tree, "a/b"), { recursive: true });

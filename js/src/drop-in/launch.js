@@ -10,6 +10,7 @@ import { DropInChildProcess } from "./child.js";
 import { asNodeError } from "./node-errors.js";
 import { countFallback, countHelperLaunch, nodeChildProcess, sharedHost } from "./shared-host.js";
 import { ownsForkChannels } from "../launch/node-channel.js";
+import { forkChannelsRefuseHandles } from "../helper/process.js";
 import { takesDescriptors } from "../launch/given-stdio.js";
 import { linkRelayed, relayedStdio } from "../launch/relayed-stdio.js";
 
@@ -30,7 +31,7 @@ export function spawn(file, args, options) {
   const call = spawnArguments(file, args, options);
   const relayed = relayedCall(call, arguments);
   if (relayed) return relayed.link(spawn(...relayed.args));
-  const reason = call.fallbackReason ?? stdioMisfit(call.options.stdio, STDIO_HOW) ?? helperMissing();
+  const reason = call.fallbackReason ?? (hasIpc(call.options.stdio) ? HANDLES_REFUSED : null) ?? stdioMisfit(call.options.stdio, STDIO_HOW) ?? helperMissing();
   if (reason) return viaNode("spawn", reason, arguments);
   let request;
   try {
@@ -52,7 +53,7 @@ export function fork(modulePath, args = [], options) {
   const call = forkArguments(modulePath, args, options);
   const relayed = relayedCall(call, arguments);
   if (relayed) return relayed.link(fork(...relayed.args));
-  const reason = call.fallbackReason ?? clusterWorker(call.options) ?? stdioMisfit(call.options.stdio, STDIO_HOW) ?? helperMissing();
+  const reason = call.fallbackReason ?? HANDLES_REFUSED ?? clusterWorker(call.options) ?? stdioMisfit(call.options.stdio, STDIO_HOW) ?? helperMissing();
   if (reason) return viaNode("fork", reason, arguments);
   let request;
   try {
@@ -209,6 +210,17 @@ export function viaNode(name, reason, args) {
   const result = nodeChildProcess[name](...args);
   countFallback(reason);
   return result;
+}
+
+// Where no fork channel through the helper can carry handles (Windows: it relays them),
+// the drop-in's forks and "ipc" spawns go to node:child_process, whose channel carries
+// them: code written for Node sends sockets and servers to its forked children (Node's
+// own tests do), and which ones will be sent is not known at fork(). ProcessHost.fork()
+// takes them through the helper (docs/drop-in.md).
+const HANDLES_REFUSED = forkChannelsRefuseHandles() ? "a fork channel on Windows: the helper relays it, and it cannot carry handles" : null;
+
+function hasIpc(stdio) {
+  return HANDLES_REFUSED !== null && Array.isArray(stdio) && stdio.includes("ipc");
 }
 
 // node:cluster forks its workers with NODE_UNIQUE_ID in their env and sends them

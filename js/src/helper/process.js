@@ -119,6 +119,15 @@ export function takesDescriptors(platform = process.platform) {
 }
 
 /**
+ * Whether the channels of children forked through a helper started here can never carry
+ * handles: the Windows helper relays every channel (docs/ipc.md), and a relayed channel
+ * refuses handles, where Node's on Windows carries sockets (WSADuplicateSocket).
+ */
+export function forkChannelsRefuseHandles(platform = process.platform) {
+  return platform === "win32";
+}
+
+/**
  * Whether a local helper started here gives forked children channels of Node's own
  * (launch/node-channel.js), which carry handles: Linux and macOS, from the main thread,
  * not forced to relay, on the Node lines whose ChildProcess#spawn that stand-in was
