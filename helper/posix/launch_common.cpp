@@ -1,6 +1,7 @@
 #include "launch_common.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 
 #include <cstdlib>
 
@@ -61,6 +62,19 @@ launched_process launch_failure(const char* stage, int error) {
   p.error = std::error_code(error, std::generic_category());
   p.stage = stage;
   return p;
+}
+
+const std::vector<int>& non_default_signals() {
+  static const std::vector<int> list = [] {
+    std::vector<int> out;
+    for (int s = 1; s < NSIG; ++s) {
+      struct sigaction current {};
+      if (s == SIGKILL || s == SIGSTOP || sigaction(s, nullptr, &current) < 0) continue;
+      if (current.sa_handler != SIG_DFL) out.push_back(s);
+    }
+    return out;
+  }();
+  return list;
 }
 
 }  // namespace spawnhost

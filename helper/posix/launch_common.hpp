@@ -17,6 +17,13 @@ std::vector<std::string> candidate_paths(const spawn_request& r);
 /** Pointers into `v`'s strings, null-terminated, for execve/posix_spawn. */
 std::vector<char*> c_strings(const std::vector<std::string>& v);
 
+/**
+ * The signals whose disposition is not the default: ignored ones would survive exec,
+ * and handled ones must not run in a clone child between unblocking and exec. Read
+ * once (the helper sets its dispositions before its first launch).
+ */
+const std::vector<int>& non_default_signals();
+
 /** A launch that failed at `stage` ("pipe", "exec", ...) with errno `error`. */
 launched_process launch_failure(const char* stage, int error);
 

@@ -169,22 +169,6 @@ SPAWNHOST_CHILD_CODE int child_main(void* raw) {
   child_fail(a, "exec");
 }
 
-// The signals whose disposition is not the default: ignored ones would survive exec,
-// and handled ones must not run in the child between unblocking and exec. The helper
-// sets its dispositions once, before the first launch, so they are read once: this
-// saves the child some sixty system calls per launch.
-const std::vector<int>& signals_to_reset() {
-  static const std::vector<int> list = [] {
-    std::vector<int> out;
-    for (int s = 1; s < NSIG; ++s) {
-      struct sigaction current {};
-      if (s == SIGKILL || s == SIGSTOP || sigaction(s, nullptr, &current) < 0) continue;
-      if (current.sa_handler != SIG_DFL) out.push_back(s);
-    }
-    return out;
-  }();
-  return list;
-}
 
 std::uint64_t micros_since(std::chrono::steady_clock::time_point t0) {
   return static_cast<std::uint64_t>(
@@ -295,8 +279,8 @@ launched_process launch_process(const spawn_request& r, const launch_context& co
     std::vector<const char*> candidate_ptrs;
     for (const auto& c : candidates) candidate_ptrs.push_back(c.c_str());
     child_args a{};
-    a.reset_signals = signals_to_reset().data();
-    a.reset_signal_count = signals_to_reset().size();
+    a.reset_signals = non_default_signals().data();
+    a.reset_signal_count = non_default_signals().size();
     a.argv = argv.data();
     a.envp = r.options.env ? envp.data() : environ;
     a.candidates = candidate_ptrs.data();

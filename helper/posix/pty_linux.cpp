@@ -124,18 +124,6 @@ SPAWNHOST_CHILD_CODE int terminal_child_main(void* raw) {
   child_fail(a, "exec");
 }
 
-const std::vector<int>& signals_to_reset() {
-  static const std::vector<int> list = [] {
-    std::vector<int> out;
-    for (int s = 1; s < NSIG; ++s) {
-      struct sigaction current {};
-      if (s == SIGKILL || s == SIGSTOP || sigaction(s, nullptr, &current) < 0) continue;
-      if (current.sa_handler != SIG_DFL) out.push_back(s);
-    }
-    return out;
-  }();
-  return list;
-}
 
 // node-pty's terminal settings (its pty.cc), so that programs see what they saw there:
 // UTF-8 input (IUTF8: a backspace erases a whole character), ^C/^D/^Z and the rest.
@@ -205,8 +193,8 @@ launched_process launch_terminal(const spawn_request& r, const launch_context& c
     const std::string node_cwd = o.node_cwd && context.node_pid > 0 ? "/proc/" + std::to_string(context.node_pid) + "/cwd" : std::string();
 
     terminal_child_args a{};
-    a.reset_signals = signals_to_reset().data();
-    a.reset_signal_count = signals_to_reset().size();
+    a.reset_signals = non_default_signals().data();
+    a.reset_signal_count = non_default_signals().size();
     a.argv = argv.data();
     a.envp = o.env ? envp.data() : environ;
     a.candidates = candidate_ptrs.data();
