@@ -152,7 +152,7 @@ test("the drop-in's fork and \"ipc\" spawn go to node:child_process, counted wit
   const child = dropInFork(echo, [], silent);
   const ours = await exchange(child, [{ n: 1 }]);
   const after = stats();
-  assert.equal(after.mode, "helper");
+  assert.notEqual(after.mode, "inline", "a helper is there to take the other calls");
   assert.equal(after.helper, before.helper);
   assert.equal(after.fallback - before.fallback, 1);
   assert.equal((after.fallbackReasons[reason] ?? 0) - (before.fallbackReasons[reason] ?? 0), 1, JSON.stringify(after.fallbackReasons));
