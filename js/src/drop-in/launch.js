@@ -9,8 +9,7 @@ import { execArguments, execFileArguments, forkArguments, spawnArguments, stdioM
 import { DropInChildProcess } from "./child.js";
 import { asNodeError } from "./node-errors.js";
 import { countFallback, countHelperLaunch, nodeChildProcess, sharedHost } from "./shared-host.js";
-import { ownsForkChannels } from "../launch/node-channel.js";
-import { forkChannelsRefuseHandles } from "../helper/process.js";
+import { forkChannelsRefuseHandles, ownsForkChannels } from "../launch/node-channel.js";
 import { takesDescriptors } from "../launch/given-stdio.js";
 import { linkRelayed, relayedStdio } from "../launch/relayed-stdio.js";
 

@@ -17,7 +17,7 @@ import { SEND_HIGH_WATER } from "./ipc.js";
 import { ipcChannelClosed } from "../core/errors.js";
 
 // For the drop-in: whether its forks get channels of this kind (node:cluster needs them).
-export { ownsForkChannels } from "../helper/process.js";
+export { forkChannelsRefuseHandles, ownsForkChannels } from "../helper/process.js";
 
 const OWN_EVENTS = new Set(["internalMessage", "newListener"]);
 // An early disconnect() among the early sends.
