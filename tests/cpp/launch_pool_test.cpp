@@ -17,6 +17,7 @@
 #include <set>
 #include <thread>
 
+#include "launch_posix_spawn.hpp"
 #include "process.hpp"
 
 namespace spawnhost {
@@ -182,6 +183,9 @@ void end_child(launched_process& p) {
 // Linux's PR_SET_PDEATHSIG follows the thread that created the child (posix/process.cpp):
 // a launch thread that retired under a child would have it killed.
 TEST(LaunchPool, AThreadDoesNotRetireUnderAChildTiedToIt) {
+  // The posix_spawn launcher (SPAWNHOST_HELPER_POSIX_SPAWN=1, the macOS helper's) sets no
+  // parent-death signal: nothing ties its children to the thread that made them.
+  if (posix_spawn_launcher_chosen()) GTEST_SKIP() << "the posix_spawn launcher ties no child to its thread";
   launched_process tied, detached;
   std::atomic<bool> launched{false};
   {
