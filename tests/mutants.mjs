@@ -497,7 +497,7 @@ export const mutants = [
   {
     name: "a stopped helper is waited for",
     breaks: "a helper that stopped answering holds a blocking call for ever",
-    edits: [{ file: "js/src/sync/channel.js", find: "          throw this.#fault(\"hung\", `it did not answer on its sync channel within ${this.#answerMs} ms`);", replace: "          this.#pingSentAt = null;" }],
+    edits: [{ file: "js/src/sync/channel.js", find: "      throw this.#fault(\"hung\", `it did not answer on its sync channel within ${this.#answerMs} ms`);", replace: "      this.#pingSentAt = null;" }],
     tests: ["sync-channel.test.js"],
     pattern: "stopped helper",
   },
@@ -568,7 +568,7 @@ export const mutants = [
   {
     name: "stdin.destroy() leaves the child's stdin open",
     breaks: "a child reading to EOF never exits after stdin.destroy()",
-    edits: [{ file: "js/src/launch/streams.js", find: "    try {\n      this.#closeInput();\n    } catch { /* the helper is gone: so is the pipe */ }\n", replace: "" }],
+    edits: [{ file: "js/src/launch/streams.js", find: "      this.#closeInput(true);\n    } catch { /* the helper is gone: so is the pipe */ }\n", replace: "    } catch { /* the helper is gone: so is the pipe */ }\n" }],
     tests: ["child-streams.test.js"],
     pattern: "stdin.destroy",
     env: { SPAWNHOST_STREAMS: "relay" },
@@ -812,7 +812,7 @@ export const mutants = [
   {
     name: "the frame writer ends before it writes",
     breaks: "end() closes the helper's input before the frames of this tick (a shutdown frame) have left",
-    edits: [{ file: "js/src/helper/frame-writer.js", find: "  end() {\n    this.#flush();\n", replace: "  end() {\n" }],
+    edits: [{ file: "js/src/helper/frame-writer.js", find: "  end() {\n    if (this.#direct) return this.#direct.end();\n    this.#flush();\n", replace: "  end() {\n    if (this.#direct) return this.#direct.end();\n" }],
     tests: ["frame-writer.test.js"],
     pattern: "end\\(\\) writes",
   },
