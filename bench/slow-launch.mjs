@@ -4,7 +4,7 @@
 // endpoint security scans every new process (0.3 to 0.9 s measured in the wild).
 //
 // The helper is slowed with SPAWNHOST_HELPER_BENCH_LAUNCH_DELAY_MS: each launch sleeps on
-// its launch thread before the OS call (helper/session.cpp). child_process makes that
+// its launch thread before the OS call (helper/session/launches.cpp). child_process makes that
 // call on Node's own thread, so its cell blocks that thread for the same time before
 // each execFile (Atomics.wait): what the same slow CreateProcessW would cost it. A child
 // that is merely slow to print (a fixture sleeping before its first output) would hold

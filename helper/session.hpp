@@ -107,27 +107,31 @@ class session final : public channel::handler, public child_owner, public node_i
     ~pending_launch() { close_channel(request.options.connected_channel); }  // the child has its copy
   };
 
+  // A spawn until its child exists: session/launches.cpp.
   void handle(spawn_request&& r);
   void submit(const std::shared_ptr<pending_launch>& p);
   bool take_given(pending_launch& p);  // false: a descriptor it names has not come yet
   void answer_without_process(const spawn_request& r);
+  void on_launched(const std::shared_ptr<pending_launch>& p, launched_process&& result, std::uint64_t queued_us);
+  void on_launch_skipped(const std::shared_ptr<pending_launch>& p, const char* code);
+  // Requests about one child, then the rest: session.cpp.
   void handle(write_request&& r);
   void handle(end_request&& r);
   void handle(kill_request&& r);
   void handle(credit_request&& r);
-  void handle(shutdown_request&& r);
-  void handle(remove_tree_request&& r);
   void handle(close_output_request&& r);
   void handle(send_request&& r);
+  void handle(remove_tree_request&& r);
   void handle(ping_request&& r);
-  void handle(await_spawn_request&& r);
   void handle(resize_request&& r);  // pty/session_resize.cpp
+  child* find_child(std::uint64_t id, const char* what);
+  // await_spawn: session/spawn_outcomes.cpp.
+  void handle(await_spawn_request&& r);
   void when_spawn_known(std::uint64_t id, spawn_waiter waiter);
   void spawn_known(std::uint64_t id, std::vector<spawn_waiter>& waiters, spawn_outcome outcome);
   void reject_awaits(std::uint64_t id, const char* code);  // a spawn refused before launching
-  void on_launched(const std::shared_ptr<pending_launch>& p, launched_process&& result, std::uint64_t queued_us);
-  void on_launch_skipped(const std::shared_ptr<pending_launch>& p, const char* code);
-  child* find_child(std::uint64_t id, const char* what);
+  // The end: session/shutdown.cpp (with begin_shutdown above).
+  void handle(shutdown_request&& r);
   void maybe_finish();
 
   asio::io_context& io_;

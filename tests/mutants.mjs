@@ -23,7 +23,7 @@ export const mutants = [
   {
     name: "queued launch past its deadline starts",
     breaks: "a launch that waited in the queue past its timeout is started anyway",
-    edits: [{ file: "helper/session.cpp", find: ": timeout_ms && queued_us >= timeout_ms * 1000 ? \"ETIMEDOUT\"", replace: ": timeout_ms && false ? \"ETIMEDOUT\"" }],
+    edits: [{ file: "helper/session/launches.cpp", find: ": timeout_ms && queued_us >= timeout_ms * 1000 ? \"ETIMEDOUT\"", replace: ": timeout_ms && false ? \"ETIMEDOUT\"" }],
     tests: ["lifecycle.test.js"],
     pattern: "queued at its deadline",
   },
@@ -109,7 +109,7 @@ export const mutants = [
   {
     name: "children lose PR_SET_PDEATHSIG",
     breaks: "a child outlives a helper that was SIGKILLed",
-    edits: [{ file: "helper/posix/process.cpp", find: "if (sys(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL) < 0) child_fail(a, \"prctl\");", replace: "" }],
+    edits: [{ file: "helper/posix/clone_child.cpp", find: "if (sys(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL) < 0) child_fail(a, \"prctl\");", replace: "" }],
     tests: ["orphans.test.js"],
     pattern: "helper that is SIGKILLed",
   },
@@ -132,7 +132,7 @@ export const mutants = [
   {
     name: "env option ignored",
     breaks: "children get the helper's environment instead of the one asked for",
-    edits: [{ file: "helper/posix/process.cpp", find: "a.envp = r.options.env ? envp.data() : environ;", replace: "a.envp = environ;" }],
+    edits: [{ file: "helper/posix/clone_child.cpp", find: "a.envp = options_.env ? envp_.data() : environ;", replace: "a.envp = environ;" }],
     tests: ["exec-file.test.js"],
     pattern: "env replaces",
   },
@@ -157,7 +157,7 @@ export const mutants = [
     breaks: "stdio socketpairs are made without close-on-exec and the child no longer sweeps descriptors before exec",
     edits: [
       { file: "helper/posix/process.cpp", find: "if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p) < 0) return launch_failure(\"pipe\", errno);", replace: "if (socketpair(AF_UNIX, SOCK_STREAM, 0, p) < 0) return launch_failure(\"pipe\", errno);" },
-      { file: "helper/posix/process.cpp", find: "  sys(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);\n", replace: "" },
+      { file: "helper/posix/clone_child.cpp", find: "  sys(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);\n", replace: "" },
     ],
     tests: ["hygiene.test.js"],
     pattern: "inherit only their stdio",
@@ -209,7 +209,7 @@ export const mutants = [
   {
     name: "no EAGAIN without launch threads",
     breaks: "a helper with no launch thread answers launches with another code than child_process's EAGAIN",
-    edits: [{ file: "helper/session.cpp", find: "if (!queued) on_launch_skipped(p, \"EAGAIN\");", replace: "if (!queued) on_launch_skipped(p, \"ECANCELED\");" }],
+    edits: [{ file: "helper/session/launches.cpp", find: "if (!queued) on_launch_skipped(p, \"EAGAIN\");", replace: "if (!queued) on_launch_skipped(p, \"ECANCELED\");" }],
     tests: ["faults.test.js"],
     pattern: "runs on 0 launch threads",
   },
@@ -761,7 +761,7 @@ export const mutants = [
   {
     name: "a terminal child left running when the helper dies",
     breaks: "a terminal's child (a session of its own) has no parent-death signal, and outlives a killed helper",
-    edits: [{ file: "helper/posix/pty_linux.cpp", find: "  if (sys(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL) < 0) child_fail(a, \"prctl\");", replace: "" }],
+    edits: [{ file: "helper/posix/pty_linux.cpp", find: "    a.die_with_helper = true;", replace: "    a.die_with_helper = false;" }],
     tests: ["pty-orphans.test.js"],
     pattern: "SIGKILLing the helper",
   },

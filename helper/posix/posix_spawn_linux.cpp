@@ -6,9 +6,8 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdlib>
-#include <string_view>
 
+#include "clone_child.hpp"  // pidfd_supported
 #include "launch_posix_spawn.hpp"
 
 namespace spawnhost::posix_spawn_platform {
@@ -38,15 +37,8 @@ int cloexec_socketpair(int ends[2]) noexcept { return socketpair(AF_UNIX, SOCK_S
 std::string process_cwd_path(int pid) { return "/proc/" + std::to_string(pid) + "/cwd"; }
 
 std::error_code open_exit_handle(int pid, os_handle& out) noexcept {
-  // As process.cpp: a pidfd unless the kernel has none, or SPAWNHOST_HELPER_NO_PIDFD=1.
-  static const bool pidfd = [] {
-    if (const char* off = std::getenv("SPAWNHOST_HELPER_NO_PIDFD"); off && std::string_view(off) == "1") return false;
-    const int probe = static_cast<int>(syscall(SYS_pidfd_open, getpid(), 0));
-    if (probe < 0) return false;
-    close(probe);
-    return true;
-  }();
-  if (!pidfd) return {};
+  // As the clone launcher: a pidfd unless the kernel has none, or SPAWNHOST_HELPER_NO_PIDFD=1.
+  if (!pidfd_supported()) return {};
   const int fd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
   if (fd < 0) return {errno, std::generic_category()};
   out.reset(fd);

@@ -3,31 +3,20 @@
 // from the master (TIOCGPTPEER: no path lookup to race), gets node-pty's termios and
 // the window size, and becomes the child's fds 0-2 and controlling terminal.
 //
-// The child is created as process.cpp creates every child, with
-// clone(CLONE_VM | CLONE_VFORK), and under the same rules (raw system calls only; all
-// signals blocked around the clone, dispositions reset in the child; parent-death
-// signal, so that no terminal child outlives the helper), plus setsid and TIOCSCTTY.
-// Its failure is reported through a close-on-exec pipe, which also holds where an
-// emulator runs vfork as a fork: a terminal launch is rare enough not to need
-// process.cpp's shared-memory shortcut.
+// The child is created as every Linux child is (clone_child.hpp), in a session of its
+// own whose controlling terminal is the slave, and with the parent-death signal, so
+// that no terminal child outlives the helper.
 #include <fcntl.h>
-#include <linux/close_range.h>
-#include <sched.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <sys/ioctl.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <chrono>
-#include <cstdlib>
-#include <memory>
-#include <string>
-#include <vector>
 
+#include "clone_child.hpp"
 #include "launch_common.hpp"
 #include "launch_pool.hpp"
 #include "pty/terminal.hpp"
@@ -36,94 +25,8 @@
 #define TIOCGPTPEER _IO('T', 0x41)
 #endif
 
-extern char** environ;
-extern "C" int __clone(int (*fn)(void*), void* stack, int flags, void* arg, ...);
-
 namespace spawnhost {
 namespace {
-
-constexpr std::size_t child_stack_size = 64 * 1024;
-
-struct terminal_child_args {
-  const int* reset_signals;
-  std::size_t reset_signal_count;
-  char* const* argv;
-  char* const* envp;
-  const char* const* candidates;
-  std::size_t candidate_count;
-  const char* cwd;
-  const char* cwd_fallback;
-  int slave;
-  pid_t helper_pid;
-  long uid, gid;
-  int report_fd;  // write end of a close-on-exec pipe: EOF means exec succeeded
-};
-
-struct failure_report {
-  int error;
-  const char* stage;  // a string literal: the same address in a forked copy
-};
-
-#define SPAWNHOST_CHILD_CODE __attribute__((no_sanitize("address", "thread", "undefined"), noinline))
-
-struct kernel_sigaction {
-  void (*handler)(int);
-  unsigned long flags;
-  void (*restorer)();
-  std::uint64_t mask;
-};
-
-SPAWNHOST_CHILD_CODE long sys(long number, long a = 0, long b = 0, long c = 0, long d = 0) {
-  return syscall(number, a, b, c, d);
-}
-
-[[noreturn]] SPAWNHOST_CHILD_CODE void child_fail(terminal_child_args* a, const char* stage) {
-  const failure_report report{errno, stage};
-  sys(SYS_write, a->report_fd, reinterpret_cast<long>(&report), sizeof report);
-  sys(SYS_exit_group, 127);
-  __builtin_unreachable();
-}
-
-SPAWNHOST_CHILD_CODE int terminal_child_main(void* raw) {
-  auto* a = static_cast<terminal_child_args*>(raw);
-  kernel_sigaction dfl{};
-  for (std::size_t i = 0; i < a->reset_signal_count; ++i) {
-    sys(SYS_rt_sigaction, a->reset_signals[i], reinterpret_cast<long>(&dfl), 0, 8);
-  }
-  // A session of its own, whose controlling terminal is the new one: the terminal's
-  // ^C, ^Z and SIGWINCH reach its foreground group, and nothing of Node's.
-  if (sys(SYS_setsid) < 0) child_fail(a, "setsid");
-  if (sys(SYS_ioctl, a->slave, TIOCSCTTY, 0) < 0) child_fail(a, "ioctl");
-  // Killed with the helper, as every non-detached child (process.cpp).
-  if (sys(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL) < 0) child_fail(a, "prctl");
-  if (sys(SYS_getppid) != a->helper_pid) sys(SYS_exit_group, 127);
-  if (a->cwd && sys(SYS_chdir, reinterpret_cast<long>(a->cwd)) < 0) {
-    const int error = errno;
-    if (!(error == ENOENT && a->cwd_fallback && sys(SYS_chdir, reinterpret_cast<long>(a->cwd_fallback)) == 0)) {
-      errno = error;
-      child_fail(a, "chdir");
-    }
-  }
-  for (long fd = 0; fd < 3; ++fd) {
-    if (sys(SYS_dup3, a->slave, fd, 0) < 0) child_fail(a, "dup2");
-  }
-  sys(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
-  if (a->gid >= 0 || a->uid >= 0) sys(SYS_setgroups, 0, 0);
-  if (a->gid >= 0 && sys(SYS_setgid, a->gid) < 0) child_fail(a, "setgid");
-  if (a->uid >= 0 && sys(SYS_setuid, a->uid) < 0) child_fail(a, "setuid");
-  const std::uint64_t none = 0;
-  sys(SYS_rt_sigprocmask, SIG_SETMASK, reinterpret_cast<long>(&none), 0, 8);
-  int saved = ENOENT;
-  for (std::size_t i = 0; i < a->candidate_count; ++i) {
-    sys(SYS_execve, reinterpret_cast<long>(a->candidates[i]), reinterpret_cast<long>(a->argv),
-        reinterpret_cast<long>(a->envp));
-    if (errno == EACCES) saved = EACCES;
-    else if (errno != ENOENT && errno != ENOTDIR) { saved = errno; break; }
-  }
-  errno = saved;
-  child_fail(a, "exec");
-}
-
 
 // node-pty's terminal settings (its pty.cc), so that programs see what they saw there:
 // UTF-8 input (IUTF8: a backspace erases a whole character), ^C/^D/^Z and the rest.
@@ -182,71 +85,19 @@ launched_process launch_terminal(const spawn_request& r, const launch_context& c
     set_terminal_modes(slave.get());
     if (const auto e = resize_terminal(master.get(), (*o.pty)[0], (*o.pty)[1])) return launch_failure("pty", e.value());
 
-    std::vector<std::string> argv_strings;
-    argv_strings.push_back(o.argv0 ? *o.argv0 : r.file);
-    argv_strings.insert(argv_strings.end(), r.args.begin(), r.args.end());
-    const std::vector<char*> argv = c_strings(argv_strings);
-    const std::vector<char*> envp = o.env ? c_strings(*o.env) : std::vector<char*>{};
-    const std::vector<std::string> candidates = candidate_paths(r);
-    std::vector<const char*> candidate_ptrs;
-    for (const auto& c : candidates) candidate_ptrs.push_back(c.c_str());
-    const std::string node_cwd = o.node_cwd && context.node_pid > 0 ? "/proc/" + std::to_string(context.node_pid) + "/cwd" : std::string();
-
-    terminal_child_args a{};
-    a.reset_signals = non_default_signals().data();
-    a.reset_signal_count = non_default_signals().size();
-    a.argv = argv.data();
-    a.envp = o.env ? envp.data() : environ;
-    a.candidates = candidate_ptrs.data();
-    a.candidate_count = candidate_ptrs.size();
-    a.cwd = o.cwd ? o.cwd->c_str() : nullptr;
-    a.cwd_fallback = node_cwd.empty() ? nullptr : node_cwd.c_str();
-    if (!a.cwd) std::swap(a.cwd, a.cwd_fallback);
-    a.slave = slave.get();
-    a.helper_pid = getpid();
-    a.uid = o.uid ? static_cast<long>(*o.uid) : -1;
-    a.gid = o.gid ? static_cast<long>(*o.gid) : -1;
-    int report[2];
-    if (pipe2(report, O_CLOEXEC) < 0) return launch_failure("pipe", errno);
-    unique_fd report_read(report[0]), report_write(report[1]);
-    a.report_fd = report_write.get();
-
-    thread_local std::unique_ptr<char[]> stack(new char[child_stack_size]);
-    int pidfd = -1;
-    const auto t0 = std::chrono::steady_clock::now();
-    pid_t pid;
-    {
-      sigset_t all, old;
-      sigfillset(&all);
-      pthread_sigmask(SIG_BLOCK, &all, &old);
-      const int flags = CLONE_VM | CLONE_VFORK | SIGCHLD;
-      pid = __clone(terminal_child_main, stack.get() + child_stack_size, flags | CLONE_PIDFD, &a, &pidfd);
-      if (pid < 0 && errno == EINVAL) pid = __clone(terminal_child_main, stack.get() + child_stack_size, flags, &a);
-      pthread_sigmask(SIG_SETMASK, &old, nullptr);
-    }
-    if (pid < 0) return launch_failure("clone", errno);
-    unique_fd exit_handle(pidfd);
-    report_write.reset();
+    const exec_inputs inputs(r, context);
+    clone_child_args a{};
+    inputs.fill(a);
+    for (int fd = 0; fd < 3; ++fd) a.stdio[fd] = slave.get();
+    a.new_session = true;
+    a.controlling_terminal = slave.get();
+    a.die_with_helper = true;  // killed with the helper, as every non-detached child
+    launched_process child = clone_and_exec(a, true);
     slave.reset();  // the child's copies are its own now: its exit hangs the terminal up
-    failure_report failed{};
-    ssize_t n;
-    do n = read(report_read.get(), &failed, sizeof failed);
-    while (n < 0 && errno == EINTR);
-    out.create_us = static_cast<std::uint64_t>(
-        std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count());
-    if (n == static_cast<ssize_t>(sizeof failed)) {
-      waitpid(pid, nullptr, 0);
-      return launch_failure(failed.stage, failed.error);
-    }
-    if (!exit_handle) exit_handle.reset(static_cast<int>(syscall(SYS_pidfd_open, pid, 0)));
-    if (!exit_handle) {
-      const int e = errno;
-      kill(pid, SIGKILL);
-      waitpid(pid, nullptr, 0);
-      return launch_failure("pidfd", e);
-    }
-    out.pid = pid;
-    out.exit_handle.reset(exit_handle.release());
+    if (child.error) return child;
+    out.pid = child.pid;
+    out.exit_handle = std::move(child.exit_handle);
+    out.create_us = child.create_us;
     // The child's parent-death signal follows this thread: it must not retire while the
     // child lives (launch_pool.hpp).
     out.launch_thread = launch_pool::pin_current_thread();
@@ -256,8 +107,8 @@ launched_process launch_terminal(const spawn_request& r, const launch_context& c
       out.stdio[1].reset(fcntl(master.get(), F_DUPFD_CLOEXEC, 3));
       if (!out.stdio[0] || !out.stdio[1]) {
         const int e = errno;
-        kill(pid, SIGKILL);
-        waitpid(pid, nullptr, 0);
+        kill(out.pid, SIGKILL);
+        waitpid(out.pid, nullptr, 0);
         return launch_failure("dup", e);
       }
     }

@@ -2,7 +2,7 @@
 // its own folder and the folders its row of docs/architecture.md's folder map names,
 // which are all below it in that map. The map is the one statement of the order; this
 // test reads it, so the docs and the code cannot drift apart. Also: no file in js/src
-// over 400 lines (STYLE.md: small enough to read in one sitting).
+// or in the C++ helper over 400 lines (STYLE.md: small enough to read in one sitting).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
@@ -27,11 +27,11 @@ function folderMap() {
   });
 }
 
-function* sourceFiles(dir = src) {
+function* sourceFiles(dir = src, pattern = /\.js$/) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) yield* sourceFiles(path);
-    else if (entry.name.endsWith(".js")) yield path;
+    if (entry.isDirectory()) yield* sourceFiles(path, pattern);
+    else if (pattern.test(entry.name)) yield path;
   }
 }
 
@@ -78,11 +78,20 @@ test("every import in js/src points to its own folder or one its row of the map 
   assert.deepEqual(wrong, []);
 });
 
-test(`no file in js/src is over ${MAX_LINES} lines`, () => {
+/** The files of `files` over MAX_LINES lines, each with its count. */
+function overLong(files) {
   const long = [];
-  for (const file of sourceFiles()) {
+  for (const file of files) {
     const lines = readFileSync(file, "utf8").split("\n").length - 1;
     if (lines > MAX_LINES) long.push(`${relative(root, file)}: ${lines} lines`);
   }
-  assert.deepEqual(long, []);
+  return long;
+}
+
+test(`no file in js/src is over ${MAX_LINES} lines`, () => {
+  assert.deepEqual(overLong(sourceFiles()), []);
+});
+
+test(`no file of the C++ helper is over ${MAX_LINES} lines`, () => {
+  assert.deepEqual(overLong(sourceFiles(join(root, "helper"), /\.(cpp|hpp)$/)), []);
 });

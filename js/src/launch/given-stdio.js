@@ -9,7 +9,7 @@ import { awaitingHandle } from "./handed-socket.js";
 
 export { takesDescriptors } from "../helper/process.js";
 
-/** The `cmd` of the message each descriptor goes with (helper/session.cpp). */
+/** The `cmd` of the message each descriptor goes with (helper/session/launches.cpp). */
 export const GIVE_CMD = "NODE_SPAWNHOST_GIVE";
 
 let lastToken = 0;
