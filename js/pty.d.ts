@@ -30,6 +30,10 @@ export interface IPtyForkOptions {
   flowControlPause?: string;
   /** Default "\x11" (XON). */
   flowControlResume?: string;
+  /** node-pty's Windows options, accepted and ignored: on Windows the helper always uses ConPTY. */
+  useConpty?: boolean;
+  useConptyDll?: boolean;
+  conptyInheritCursor?: boolean;
 }
 
 export interface IExitEvent {

@@ -23,6 +23,7 @@
 #include "signal_table.hpp"
 #include "windows/command_line.hpp"
 #include "windows/crt_descriptors.hpp"
+#include "windows/helper_job.hpp"
 
 namespace spawnhost {
 namespace {
@@ -272,6 +273,8 @@ std::optional<int> signal_number(std::string_view name) noexcept { return number
 std::optional<std::string_view> signal_name(int number) noexcept { return name_in(signals, number); }
 
 std::uint64_t current_process_id() noexcept { return GetCurrentProcessId(); }
+
+HANDLE windows::helper_job_object() noexcept { return helper_job; }
 
 helper_origin prepare_helper_process(bool) noexcept {
   // No error dialogs from us or (inherited) our children: a missing DLL must fail, not

@@ -1,57 +1,175 @@
-// Windows Node: spawnhost/pty has no Windows terminals yet (docs/pty.md, "Platforms":
-// ConPTY is not built, and wine 8 does not wire a pseudo console to the child's standard
-// handles nor resize it). What is promised instead is tested here: spawn() refuses at the
-// call, clearly, and the Windows helper answers a terminal request it is sent anyway
-// with ENOTSUP, the launch settled and the helper still serving. The last test keeps
-// docs/pty.md's account of wine's ConPTY true (tests/windows/fixtures/conpty-probe.c):
-// when a wine release changes it, that test fails and says to look again.
+// Windows Node: spawnhost/pty on ConPTY (docs/pty.md, "Windows"), under wine 8, which
+// runs the pseudo console but connects no child's standard handles to it and cannot
+// resize it. What wine can run is tested: the launch, pid, exit codes and kill against
+// node:child_process in the same run, the data path both ways through the console itself
+// (CONOUT$ and CONIN$), the resize error, and no handle or console host left behind by
+// 20 terminals. The last test keeps docs/pty.md's account of wine's ConPTY true
+// (tests/windows/fixtures/conpty-probe.c): when a wine release changes it, it fails and
+// says to look again.
 import { strict as assert } from "node:assert";
-import { execFile } from "node:child_process";
+import { execFile, spawn as cpSpawn } from "node:child_process";
+import { constants } from "node:os";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { promisify } from "node:util";
 import { ProcessHost } from "spawnhost";
 import * as pty from "spawnhost/pty";
 import { normalizeSpawnRequest } from "../../js/src/core/options.js";
-import { env, fixture, helperPath, once, readAll } from "./support/win.js";
+import { env, fixture, helperPath, once } from "./support/win.js";
 
-test("spawn() throws ERR_FEATURE_UNAVAILABLE_ON_PLATFORM, naming ConPTY and docs/pty.md", () => {
-  for (const start of [pty.spawn, pty.createTerminal]) {
-    assert.throws(() => start("cmd.exe", ["/c", "echo hi"], { cols: 80, rows: 25, env }), (error) => {
-      assert.equal(error.code, "ERR_FEATURE_UNAVAILABLE_ON_PLATFORM");
-      assert.match(error.message, /^spawnhost\/pty: Windows terminals \(ConPTY\) are not built yet; see docs\/pty\.md$/);
-      return true;
-    });
+// Built beside fixture.exe by scripts/test-windows-node.
+const probe = join(dirname(fixture), "conpty-probe.exe");
+async function runProbe(args) {
+  const { stdout } = await promisify(execFile)(probe, args, { env, timeout: 60_000 });
+  return Object.fromEntries(stdout.trim().split(/\r?\n/).map((line) => line.split(/=(.*)/s).slice(0, 2)));
+}
+
+/** Starts a terminal; resolves with { term, pid, output, exit } once it exited. */
+function runTerminal(file, args, during = () => {}) {
+  const term = pty.spawn(file, args, { cols: 80, rows: 25, env });
+  let output = "";
+  term.onData((data) => {
+    output += data;
+  });
+  return new Promise((resolve, reject) => {
+    term.once("error", reject);
+    during(term);
+    term.onExit((exit) => resolve({ term, pid: term.pid, output, exit }));
+  });
+}
+
+async function childProcessExit(file, args, during = () => {}) {
+  const child = cpSpawn(file, args, { env, stdio: "ignore" });
+  during(child);
+  const [code, signal] = await once(child, "exit");
+  return { code, signal };
+}
+
+test("a terminal starts: its pid, and its exit code through onExit, as node:child_process sees them", async () => {
+  for (const code of [0, 7, 255]) {
+    const { pid, exit } = await runTerminal(fixture, ["exit", String(code)]);
+    assert.ok(Number.isInteger(pid) && pid > 0, `pid ${pid}`);
+    const expected = await childProcessExit(fixture, ["exit", String(code)]);
+    assert.deepEqual(exit, { exitCode: expected.code, signal: 0 });
   }
 });
 
-test("the Windows helper answers a terminal request with ENOTSUP and keeps serving", async () => {
+test("kill() ends the terminal's child: the signal libuv reports on Windows, as a number", async () => {
+  const { exit } = await runTerminal(fixture, ["sleep", "60000"], (term) => setTimeout(() => term.kill(), 300));
+  // node-pty's default signal is SIGHUP, which libuv ends with TerminateProcess and reports as SIGKILL.
+  const expected = await childProcessExit(fixture, ["sleep", "60000"], (child) => setTimeout(() => child.kill("SIGHUP"), 300));
+  assert.equal(expected.signal, "SIGKILL");
+  assert.deepEqual(exit, { exitCode: 0, signal: constants.signals[expected.signal] });
+});
+
+test("a file that is not there is an error event with ENOENT, and no exit", async () => {
+  const term = pty.spawn("no-such-program-here.exe", [], { env });
+  let exited = false;
+  term.onExit(() => {
+    exited = true;
+  });
+  const [error] = await once(term, "error");
+  assert.equal(error.code, "ENOENT");
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  assert.equal(exited, false);
+});
+
+test("the data path, both ways, through the console itself: CONOUT$ reaches onData, write() reaches CONIN$", async () => {
+  // What is written to the console comes out as VT sequences, then the terminal closes.
+  const shown = await runTerminal("cmd.exe", ["/c", "echo hi there> CONOUT$ & exit 5"]);
+  assert.equal(shown.exit.exitCode, 5);
+  assert.match(shown.output, /hi there/);
+  assert.match(shown.output, /\x1b\[/); // the console host's rendering, not a plain pipe
+  // Typed bytes are read by the child from the console (and echoed by it).
+  const typed = await runTerminal("cmd.exe", ["/c", "set /p line=< CONIN$ & echo got [%line%]> CONOUT$"],
+    (term) => setTimeout(() => term.write("abc\r"), 300));
+  assert.equal(typed.exit.exitCode, 0);
+  assert.match(typed.output, /got \[abc\]/);
+});
+
+test("wine 8: a child's standard output does not reach the terminal (docs/pty.md); its exit still comes", async () => {
+  const { exit, output } = await runTerminal("cmd.exe", ["/c", "echo hi"]);
+  assert.equal(exit.exitCode, 0);
+  assert.doesNotMatch(output, /hi/);
+});
+
+test("resize(): the size is kept; wine's E_NOTIMPL comes as an error event with code ENOTSUP, else as one warning", async () => {
+  const term = pty.spawn(fixture, ["sleep", "1500"], { cols: 80, rows: 25, env });
+  const errored = once(term, "error");
+  setTimeout(() => term.resize(100, 40), 300);
+  const [error] = await errored;
+  assert.equal(error.code, "ENOTSUP");
+  assert.equal(error.syscall, "resize");
+  assert.match(error.message, /^spawnhost\/pty: the terminal could not be resized: .* \(ENOTSUP\)$/);
+  assert.deepEqual([term.cols, term.rows], [100, 40]);
+  const [exit] = await once(term, "exit");
+  assert.equal(exit, 0); // the terminal went on to its child's own end
+  // With no error listener: a warning, once per terminal, and the terminal goes on.
+  const warnings = [];
+  const onWarning = (warning) => warnings.push(warning);
+  process.on("warning", onWarning);
+  try {
+    const { exit: quiet } = await runTerminal(fixture, ["sleep", "1500"], (t) => {
+      t.removeAllListeners("error");
+      setTimeout(() => t.resize(90, 30), 300);
+      setTimeout(() => t.resize(91, 31), 500);
+    });
+    assert.deepEqual(quiet, { exitCode: 0, signal: 0 });
+  } finally {
+    process.off("warning", onWarning);
+  }
+  assert.deepEqual(warnings.map((w) => [w.name, w.code]), [["SpawnhostWarning", "SPAWNHOST_PTY_ENOTSUP"]]);
+});
+
+test("20 terminals leave no handle in the helper and no console host behind", async () => {
   const host = new ProcessHost({ mode: "helper", fallback: "error", helperPath });
   try {
-    const request = normalizeSpawnRequest("cmd.exe", ["/c", "echo hi"], { stdio: ["pipe", "pipe", "ignore"], env },
-      { platform: "win32", givenAvailable: false });
-    request.pty = [80, 25];
-    // ENOTSUP is one of the errors Node's spawn() throws rather than emits: the launch
-    // rejects, as spawnhost's other faces do with it.
-    const { child, launched } = host._startLaunch(request);
-    setImmediate(() => child._release());
-    await assert.rejects(launched, { code: "ENOTSUP", syscall: "spawn" });
-    assert.equal(child.pid, undefined);
-    // The same helper still starts plain children.
-    const plain = await host.spawn("cmd.exe", ["/c", "echo hi"], { env });
-    const [out, [code]] = await Promise.all([readAll(plain.stdout), once(plain, "close")]);
-    assert.equal(out.trim(), "hi");
-    assert.equal(code, 0);
+    const launch = async (args, terminal) => {
+      const request = normalizeSpawnRequest(fixture, args, { stdio: ["pipe", "pipe", "ignore"], env },
+        { platform: "win32", givenAvailable: false });
+      if (terminal) request.pty = [80, 25];
+      const { child, launched } = host._startLaunch(request);
+      setImmediate(() => child._release());
+      child.stdout.resume();
+      const closed = once(child, "close");
+      await launched;
+      return { child, closed };
+    };
+    // 20 at once, half killed, half exiting with 3.
+    const twenty = async (terminal) => {
+      const started = await Promise.all(Array.from({ length: 20 }, (_, i) => launch(i % 2 ? ["exit", "3"] : ["sleep", "60000"], terminal)));
+      const during = await runProbe(["handles", String(host.stats().helperPid)]);
+      for (const { child } of started) child.kill();
+      const ends = await Promise.all(started.map(({ closed }) => closed));
+      assert.equal(ends.filter(([code]) => code === 3).length, 10);
+      return during;
+    };
+    // 20 plain children first: the helper's launch threads and pipes grow to what 20
+    // launches at once need, and stay so; only then is the baseline read.
+    await twenty(false);
+    await (await launch(["exit", "0"], true)).closed;
+    const helperPid = host.stats().helperPid;
+    const before = await runProbe(["handles", String(helperPid)]);
+    assert.ok(Number(before.handles) > 0, `the probe reads the helper's handles: ${before.handles}`);
+    const during = await twenty(true);
+    assert.ok(Number(during.conhosts) >= Number(before.conhosts) + 10, `console hosts while they run: ${during.conhosts}`);
+    assert.ok(Number(during.handles) > Number(before.handles) + 20, `the helper's handles while they run: ${during.handles}`);
+    // Each console is closed by the system's thread pool after its child's exit: give it a moment.
+    let after;
+    for (let i = 0; i < 25; i++) {
+      after = await runProbe(["handles", String(helperPid)]);
+      if (Number(after.handles) <= Number(before.handles) && Number(after.conhosts) <= Number(before.conhosts)) break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    assert.ok(Number(after.handles) <= Number(before.handles), `helper handles: ${before.handles} before, ${after.handles} after`);
+    assert.ok(Number(after.conhosts) <= Number(before.conhosts), `console hosts: ${before.conhosts} before, ${after.conhosts} after`);
   } finally {
     await host.shutdown();
   }
 });
 
-// Built beside fixture.exe by scripts/test-windows-node.
-const probe = join(dirname(fixture), "conpty-probe.exe");
 async function probeConPty(command) {
-  const { stdout } = await promisify(execFile)(probe, [command], { env, timeout: 60_000 });
-  return Object.fromEntries(stdout.trim().split(/\r?\n/).map((line) => line.split(/=(.*)/s).slice(0, 2)));
+  return runProbe([command]);
 }
 
 test("wine's ConPTY, as docs/pty.md tells it: a console without the child's stdio, and no resize", async () => {

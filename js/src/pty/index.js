@@ -1,6 +1,9 @@
 // spawnhost/pty: terminals with node-pty's API, created by the spawnhost helper on its
 // launch threads (docs/pty.md). `spawn(file, args, options)` returns the terminal at
-// once, as node-pty's does.
+// once, as node-pty's does. On Windows the helper makes a ConPTY pseudo console and
+// relays it (its answer is ENOTSUP, an `error` event, where Windows has no ConPTY);
+// node-pty's Windows options (useConpty, useConptyDll, conptyInheritCursor) are
+// accepted and ignored: ConPTY is the only kind there is.
 import { ProcessHost } from "../host/host.js";
 import { normalizeSpawnRequest } from "../core/options.js";
 import { normalizePtyOptions } from "./options.js";
@@ -21,15 +24,11 @@ function ptyHost() {
  * @param {string} file
  * @param {string[]} [args]
  * @param {object} [options] name, cols, rows, cwd, env, encoding, uid, gid,
- *   handleFlowControl, flowControlPause, flowControlResume
+ *   handleFlowControl, flowControlPause, flowControlResume (node-pty's Windows-only
+ *   options are ignored)
  * @returns {Terminal}
  */
 export function spawn(file, args, options) {
-  if (process.platform === "win32") {
-    const error = new Error("spawnhost/pty: Windows terminals (ConPTY) are not built yet; see docs/pty.md");
-    error.code = "ERR_FEATURE_UNAVAILABLE_ON_PLATFORM";
-    throw error;
-  }
   const o = normalizePtyOptions(file, args, options);
   const master = openMaster();
   let request;

@@ -35,6 +35,8 @@ export class Terminal extends EventEmitter {
   #outputEnded = false;
   #finished = false;
   #failed = false; // the child could not be started: `error`, and no exit
+  #running = false; // the helper started the child: a later `error` is not a failed start
+  #warnedResize = false;
   #drainTimer = null;
   #arrived = 0; // output chunks so far, for the drain after exit
 
@@ -50,11 +52,13 @@ export class Terminal extends EventEmitter {
     this.#decoder = options.encoding === null ? null : new StringDecoder(options.encoding);
     if (!master) this.#attach(child.stdout, child.stdin);
     child.on("spawn", () => {
+      this.#running = true;
       if (master) this.#attach(masterSocket(master), null);
       // A size asked for while the helper was still creating the child.
       if (this.cols !== options.cols || this.rows !== options.rows) child._resize(this.cols, this.rows);
     });
     child.on("error", (error) => {
+      if (this.#running) return this.#onRunningError(error);
       this.#failed = true;
       master?.close?.();
       this.#outputEnded = true;
@@ -98,7 +102,11 @@ export class Terminal extends EventEmitter {
     else this.#early.push(data);
   }
 
-  /** Sets the window size: the child's foreground group gets SIGWINCH. */
+  /**
+   * Sets the window size: the child's foreground group gets SIGWINCH (Windows: the
+   * pseudo console is resized). A size the helper could not set is reported later, as
+   * an `error` event or a warning (docs/pty.md).
+   */
   resize(cols, rows) {
     checkDimension("cols", cols);
     checkDimension("rows", rows);
@@ -124,8 +132,26 @@ export class Terminal extends EventEmitter {
     if (this.#exit && !this.#outputEnded && !this.#drainTimer) this.#drainAfterExit();
   }
 
-  /** node-pty clears ConPTY's buffer on Windows and does nothing elsewhere; so here. */
+  /** node-pty clears ConPTY's buffer on Windows and does nothing elsewhere; here it does nothing anywhere (docs/pty.md). */
   clear() {}
+
+  // An error the helper reported for the running child: a resize it could not make
+  // (wine's ResizePseudoConsole: E_NOTIMPL, as ENOTSUP). resize() has returned long
+  // before, and the terminal goes on: an `error` event where someone listens, else one
+  // warning per terminal, never an uncaught throw for a size the terminal kept.
+  #onRunningError(error) {
+    const resize = /^the helper rejected a request for this child: resize: (\w+): (.*)$/s.exec(error.message);
+    let reported = error;
+    if (resize) {
+      reported = new Error(`spawnhost/pty: the terminal could not be resized: ${resize[2]} (${resize[1]})`);
+      reported.code = resize[1];
+      reported.syscall = "resize";
+    }
+    if (this.listenerCount("error") > 0) return this.emit("error", reported);
+    if (resize && this.#warnedResize) return;
+    this.#warnedResize ||= Boolean(resize);
+    process.emitWarning(reported.message, { type: "SpawnhostWarning", code: reported.code === undefined ? undefined : `SPAWNHOST_PTY_${reported.code}` });
+  }
 
   #listen(event, listener) {
     if (typeof listener !== "function") return NO_DISPOSE;
