@@ -754,7 +754,7 @@ export const mutants = [
   {
     name: "a terminal's resize never reaches the child",
     breaks: "resize changes the numbers on the JS object, but the terminal keeps its size and no SIGWINCH is sent",
-    edits: [{ file: "helper/pty/session_resize.cpp", find: "  resize_terminal(c->terminal().get(), r.cols, r.rows);", replace: "" }],
+    edits: [{ file: "helper/pty/session_resize.cpp", find: "const std::error_code ec = resize_terminal(c->terminal().get(), r.cols, r.rows);", replace: "const std::error_code ec;" }],
     tests: ["pty.test.js"],
     pattern: "stty size gives the size",
   },
@@ -778,6 +778,20 @@ export const mutants = [
     edits: [{ file: "js/src/pty/terminal.js", find: "      const data = this.#decoder ? this.#decoder.write(chunk) : chunk;", replace: "      const data = this.#decoder ? chunk.toString() : chunk;" }],
     tests: ["pty.test.js"],
     pattern: "multi-byte UTF-8",
+  },
+  {
+    name: "a terminal's failed resize taken for a failed start",
+    breaks: "a resize the helper could not make (wine's ResizePseudoConsole) reaches the terminal as the helper's raw rejection, or throws, instead of an error event with its code",
+    edits: [{ file: "js/src/pty/terminal.js", find: "      if (this.#running) return this.#onRunningError(error);\n", replace: "" }],
+    tests: ["pty-errors.test.js"],
+    pattern: "could not make",
+  },
+  {
+    name: "a terminal's rejected launch never told",
+    breaks: "a start failure Node's spawn() throws rather than emits (E2BIG; ENOTSUP on a Windows without ConPTY) leaves the terminal with neither error nor exit",
+    edits: [{ file: "js/src/pty/index.js", find: "  launched.catch((error) => terminal._startFailed(error));\n", replace: "" }],
+    tests: ["pty.test.js"],
+    pattern: "a file that cannot run",
   },
   // Windows, as Windows Node sees it (issue 31).
   {

@@ -2,6 +2,7 @@
 // the master) and with SPAWNHOST_STREAMS=relay (the helper relays it; .ci/run).
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { spawn as cpSpawn } from "node:child_process";
 import { readdirSync, readlinkSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -157,6 +158,16 @@ describe("spawnhost/pty", { skip: ptySkip }, () => {
     assert.throws(() => pty.spawn("sh", [], { cols: 0 }), RangeError);
     assert.throws(() => pty.spawn("sh", "-c true"), TypeError);
     assert.throws(() => pty.spawn("sh", [], { encoding: "nope" }), TypeError);
+    // A failure Node's spawn() throws rather than emits (E2BIG: one argument longer than
+    // Linux's 128 KiB limit) is an error event too, with child_process's code, and no exit.
+    assert.throws(() => cpSpawn("true", ["x".repeat(200_000)]), { code: "E2BIG" });
+    const tooLong = pty.spawn("true", ["x".repeat(200_000)]);
+    let exited = false;
+    tooLong.onExit(() => (exited = true));
+    const thrown = await new Promise((resolve) => tooLong.on("error", resolve));
+    assert.equal(thrown.code, "E2BIG");
+    await sleep(100);
+    assert.equal(exited, false);
     const live = shell("sleep 5");
     assert.throws(() => live.resize(-1, 5), RangeError);
     live.kill("SIGKILL");

@@ -42,8 +42,12 @@ export function spawn(file, args, options) {
     throw error;
   }
   request.pty = [o.cols, o.rows];
-  const { child } = ptyHost()._startLaunch(request);
+  const { child, launched } = ptyHost()._startLaunch(request);
   const terminal = new Terminal(o, child, master);
+  // The errors Node's spawn() throws rather than emits (ENOTSUP: a Windows without
+  // ConPTY; E2BIG...) reject the launch, and the child has no event for them: the
+  // terminal emits them as `error` all the same.
+  launched.catch((error) => terminal._startFailed(error));
   setImmediate(() => child._release());
   return terminal;
 }

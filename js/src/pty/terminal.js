@@ -59,11 +59,7 @@ export class Terminal extends EventEmitter {
     });
     child.on("error", (error) => {
       if (this.#running) return this.#onRunningError(error);
-      this.#failed = true;
-      master?.close?.();
-      this.#outputEnded = true;
-      if (this.listenerCount("error") > 0) this.emit("error", error);
-      else throw error;
+      this._startFailed(error);
     });
     child.on("exit", (code, signal) => this.#onExit(code, signal));
     // Killed before the helper started it: no process, no exit, only close.
@@ -134,6 +130,16 @@ export class Terminal extends EventEmitter {
 
   /** node-pty clears ConPTY's buffer on Windows and does nothing elsewhere; here it does nothing anywhere (docs/pty.md). */
   clear() {}
+
+  /** index.js: the child could not be started (`error`; thrown with no listener), and no exit comes. */
+  _startFailed(error) {
+    if (this.#failed) return;
+    this.#failed = true;
+    this.#master?.close?.();
+    this.#outputEnded = true;
+    if (this.listenerCount("error") > 0) this.emit("error", error);
+    else throw error;
+  }
 
   // An error the helper reported for the running child: a resize it could not make
   // (wine's ResizePseudoConsole: E_NOTIMPL, as ENOTSUP). resize() has returned long
