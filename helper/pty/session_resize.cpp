@@ -12,10 +12,12 @@ void session::handle(resize_request&& r) {
   if (!c) return;
   if (!c->terminal()) return channel_.send(encode::error(r.id, false, "bad_field: resize: child " + std::to_string(r.id) + " has no terminal"));
   const std::error_code ec = resize_terminal(c->terminal().get(), r.cols, r.rows);
-  // After the child's exit the terminal may be gone with it; nothing to report then.
-  // Before, a failure is the terminal's (wine's ResizePseudoConsole: E_NOTIMPL), told to
-  // Node as a non-fatal error on the child: "resize: <code>: <text>" (js/src/pty/terminal.js).
-  if (ec && !c->exited()) channel_.send(encode::error(r.id, false, std::string("resize: ") + error_name(ec) + ": " + ec.message()));
+  // After the child's exit the terminal may be gone with it (ESRCH: a Windows console
+  // is closed as soon as its child exits, maybe before the session saw the exit);
+  // nothing to report then. Before, a failure is the terminal's (wine's
+  // ResizePseudoConsole: E_NOTIMPL), told to Node as a non-fatal error on the child:
+  // "resize: <code>: <text>" (js/src/pty/terminal.js).
+  if (ec && ec != std::errc::no_such_process && !c->exited()) channel_.send(encode::error(r.id, false, std::string("resize: ") + error_name(ec) + ": " + ec.message()));
 }
 
 }  // namespace spawnhost

@@ -9,7 +9,7 @@
 import { strict as assert } from "node:assert";
 import { execFile, spawn as cpSpawn } from "node:child_process";
 import { constants } from "node:os";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { test } from "node:test";
 import { promisify } from "node:util";
 import { ProcessHost } from "spawnhost";
@@ -54,8 +54,13 @@ test("a terminal starts: its pid, and its exit code through onExit, as node:chil
   }
 });
 
-test("kill() ends the terminal's child: the signal libuv reports on Windows, as a number", async () => {
-  const { exit } = await runTerminal(fixture, ["sleep", "60000"], (term) => setTimeout(() => term.kill(), 300));
+test("kill() ends the terminal's child: the signal libuv reports on Windows, as a number; `process` names the file", async () => {
+  const names = [];
+  const { exit } = await runTerminal(fixture, ["sleep", "60000"], (term) => setTimeout(() => {
+    names.push(term.process);
+    term.kill();
+  }, 300));
+  assert.deepEqual(names, [basename(fixture)]);
   // node-pty's default signal is SIGHUP, which libuv ends with TerminateProcess and reports as SIGKILL.
   const expected = await childProcessExit(fixture, ["sleep", "60000"], (child) => setTimeout(() => child.kill("SIGHUP"), 300));
   assert.equal(expected.signal, "SIGKILL");

@@ -117,11 +117,13 @@ launched_process launch_terminal(const spawn_request& r, const launch_context&) 
   std::wstring command = windows::command_line(argv, o.windows_verbatim_arguments);
   const std::wstring env = o.env ? windows::environment_block(*o.env) : std::wstring{};
 
+  // Declared before `out`: on a failure below, our pipe ends (in `out`) close first, so
+  // that closing the console never waits for output nobody will read.
+  windows::conpty::console pseudo;
   launched_process out;
   os_handle host_input, host_output;
   if (const auto ec = make_console_pipe(true, out.stdio[0], host_input)) return fail("pipe", ec);
   if (const auto ec = make_console_pipe(false, out.stdio[1], host_output)) return fail("pipe", ec);
-  windows::conpty::console pseudo;
   if (const auto ec = windows::conpty::console::create((*o.pty)[0], (*o.pty)[1], host_input.get(), host_output.get(), pseudo))
     return fail("pty", ec);
   host_input.reset();
