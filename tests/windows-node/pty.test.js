@@ -176,6 +176,31 @@ test("20 terminals leave no handle in the helper and no console host behind", as
   }
 });
 
+test("a Windows without ConPTY (SPAWNHOST_HELPER_NO_CONPTY=1): a terminal's start fails with ENOTSUP, the helper goes on", async () => {
+  // The helper inherits Node's environment when it starts.
+  process.env.SPAWNHOST_HELPER_NO_CONPTY = "1";
+  const host = new ProcessHost({ mode: "helper", fallback: "error", helperPath });
+  try {
+    const plainFirst = await host.spawn(fixture, ["exit", "4"], { env });
+    delete process.env.SPAWNHOST_HELPER_NO_CONPTY;
+    assert.equal((await once(plainFirst, "exit"))[0], 4);
+    const request = normalizeSpawnRequest(fixture, ["exit", "0"], { stdio: ["pipe", "pipe", "ignore"], env },
+      { platform: "win32", givenAvailable: false });
+    request.pty = [80, 25];
+    // ENOTSUP is one of the errors Node's spawn() throws rather than emits: the launch
+    // rejects (spawnhost/pty turns that into an `error` event: tests/js/pty.test.js).
+    const { child, launched } = host._startLaunch(request);
+    setImmediate(() => child._release());
+    await assert.rejects(launched, { code: "ENOTSUP", syscall: "spawn" });
+    assert.equal(child.pid, undefined);
+    const plain = await host.spawn(fixture, ["exit", "5"], { env });
+    assert.equal((await once(plain, "exit"))[0], 5);
+  } finally {
+    delete process.env.SPAWNHOST_HELPER_NO_CONPTY;
+    await host.shutdown();
+  }
+});
+
 test("a killed helper leaves no terminal child and no console host", async () => {
   const host = new ProcessHost({ mode: "helper", fallback: "error", helperPath });
   const image = basename(fixture);
