@@ -4,6 +4,7 @@
 //   spawnhost-helper [--launch-threads N] [--grace-ms MS] [--inherit-fds A,B,C]
 //                    [--leave-parent] [--input-fd N] [--sync-fd N | --sync-pipe NAME] [--ipc-fd N] [--channel-name NAME]
 //   spawnhost-helper --version
+//   spawnhost-helper --terminal-exec ...   (started by the helper itself: pty/terminal.hpp)
 #include <asio/io_context.hpp>
 
 #include <algorithm>
@@ -22,6 +23,7 @@
 #include "termination_signals.hpp"
 #include "process.hpp"
 #include "node_ipc.hpp"
+#include "pty/terminal.hpp"
 #include "session.hpp"
 #include "sync_socket.hpp"
 
@@ -65,6 +67,9 @@ int usage(const char* problem) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Before anything of the helper's own runs: this process is a terminal child on its
+  // way to exec its program (pty/terminal.hpp).
+  if (const int code = spawnhost::run_terminal_trampoline(argc, argv); code >= 0) return code;
   arguments args;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];

@@ -34,6 +34,9 @@ struct launch_context {
   int inherited[3] = {-1, -1, -1};  // the helper's descriptors for stdio "inherit"
   int process_group = 0;            // where non-detached children go (0: stay in ours)
   int node_pid = 0;                 // Node's process, for spawn option node_cwd (0: unknown)
+  // The helper binary, for the terminal trampoline (pty/terminal.hpp); null: the one
+  // running. Tests that link the helper's code into another binary set it.
+  const char* helper_binary = nullptr;
 };
 
 // Creates the process described by `request`. Blocking: call it on a launch thread.

@@ -766,6 +766,22 @@ export const mutants = [
     pattern: "SIGKILLing the helper",
   },
   {
+    name: "a posix_spawn terminal's child stays in the helper's session",
+    breaks: "the macOS terminal launcher (run on Linux with SPAWNHOST_HELPER_POSIX_SPAWN=1) no longer asks posix_spawn for a new session, so the child cannot lead one on its terminal",
+    edits: [{ file: "helper/posix/pty_posix_spawn.cpp", find: "    short flags = POSIX_SPAWN_SETSID;", replace: "    short flags = 0;" }],
+    tests: ["pty.test.js"],
+    pattern: "as its session leader",
+    env: { SPAWNHOST_HELPER_POSIX_SPAWN: "1" },
+  },
+  {
+    name: "the terminal trampoline's report descriptor reaches the program",
+    breaks: "the trampoline leaves its report socket open across the exec: the launch is known only when the program exits, and the program holds a descriptor beyond its stdio",
+    edits: [{ file: "helper/posix/terminal_trampoline.cpp", find: "  fcntl(report_fd, F_SETFD, FD_CLOEXEC);\n", replace: "" }],
+    tests: ["pty.test.js"],
+    pattern: "stty size gives the size",
+    env: { SPAWNHOST_HELPER_POSIX_SPAWN: "1" },
+  },
+  {
     name: "a terminal's last output lost at libuv's early end",
     breaks: "what the pty master still held when libuv took a hang-up after a short read for the end is dropped, as node-pty drops it",
     edits: [{ file: "js/src/pty/terminal.js", find: "      if (!input) for (const chunk of drainMaster(output)) show(chunk);", replace: "" }],

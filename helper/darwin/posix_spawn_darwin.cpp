@@ -3,12 +3,17 @@
 // macOS (docs/macos.md). The launcher itself is the one tested on Linux.
 #include <fcntl.h>
 #include <libproc.h>
+#include <limits.h>
+#include <mach-o/dyld.h>
 #include <spawn.h>
 #include <sys/event.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
+#include <string>
 
 #include "launch_posix_spawn.hpp"
 
@@ -56,6 +61,23 @@ std::error_code open_exit_handle(int pid, os_handle& out) noexcept {
   }
   out = std::move(queue);
   return {};
+}
+
+// TIOCPTYGNAME: the name into a buffer of ours, where ptsname's is shared by threads.
+int terminal_path(int master, std::string& out) noexcept {
+  char name[128] = {};
+  if (ioctl(master, TIOCPTYGNAME, name) < 0) return errno;
+  out = name;
+  return 0;
+}
+
+const std::string& own_executable() noexcept {
+  static const std::string path = [] {
+    char buffer[PATH_MAX];
+    std::uint32_t size = sizeof buffer;
+    return _NSGetExecutablePath(buffer, &size) == 0 ? std::string(buffer) : std::string();
+  }();
+  return path;
 }
 
 }  // namespace spawnhost::posix_spawn_platform

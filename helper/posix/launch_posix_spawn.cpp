@@ -26,22 +26,6 @@ namespace {
 
 constexpr int channel_fd = 3;  // Node's children find their IPC channel here
 
-// Owns a posix_spawn_file_actions_t / posix_spawnattr_t for one launch.
-struct spawn_description {
-  posix_spawn_file_actions_t actions;
-  posix_spawnattr_t attributes;
-  spawn_description() {
-    posix_spawn_file_actions_init(&actions);
-    posix_spawnattr_init(&attributes);
-  }
-  ~spawn_description() {
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attributes);
-  }
-  spawn_description(const spawn_description&) = delete;
-  spawn_description& operator=(const spawn_description&) = delete;
-};
-
 // The child's end of each stdio entry, and ours for pipes; returns an errno and stage.
 int make_stdio(const spawn_request& r, const launch_context& context, launched_process& out, unique_fd (&child_ends)[3],
                const char*& stage) {
@@ -75,29 +59,6 @@ int make_stdio(const spawn_request& r, const launch_context& context, launched_p
   return 0;
 }
 
-// Where the child starts. posix_spawn's chdir failure looks like any other failure
-// (one errno), so the directory is checked here first, and its errors get the
-// "chdir" stage, as the clone launcher's do. A cwd deleted between the check and the
-// spawn is reported as exec's ENOENT: rare, and still the right code.
-int choose_directory(const spawn_request& r, const launch_context& context, std::string& dir) {
-  const std::string node_cwd = r.options.node_cwd && context.node_pid > 0
-                                   ? posix_spawn_platform::process_cwd_path(context.node_pid)
-                                   : std::string();
-  if (!r.options.cwd) {
-    dir = node_cwd;
-    return 0;
-  }
-  struct stat st {};
-  int error = stat(r.options.cwd->c_str(), &st) < 0 ? errno : !S_ISDIR(st.st_mode) ? ENOTDIR : 0;
-  if (error == 0 && access(r.options.cwd->c_str(), X_OK) < 0) error = errno;
-  if (error == ENOENT && !node_cwd.empty()) {
-    dir = node_cwd;
-    return 0;
-  }
-  dir = *r.options.cwd;
-  return error;
-}
-
 // What execve would say of `path` before trying it: 0 for a file this process may
 // execute, else ENOENT/ENOTDIR (not there), EACCES (a directory, or no permission).
 int exec_precheck(const std::string& path) {
@@ -107,26 +68,10 @@ int exec_precheck(const std::string& path) {
   return access(path.c_str(), X_OK) < 0 ? errno : 0;
 }
 
-// The signals whose disposition is not the default: ignored ones would survive exec.
-// The helper sets its dispositions once, before the first launch, so they are read once.
-const sigset_t& signals_to_reset() {
-  static const sigset_t set = [] {
-    sigset_t s;
-    sigemptyset(&s);
-    for (int n = 1; n < NSIG; ++n) {
-      struct sigaction current {};
-      if (n == SIGKILL || n == SIGSTOP || sigaction(n, nullptr, &current) < 0) continue;
-      if (current.sa_handler != SIG_DFL) sigaddset(&s, n);
-    }
-    posix_spawn_platform::add_reserved_signals(s);
-    return s;
-  }();
-  return set;
-}
-
-// Signals, process group or session: as Node's children start.
+// Process group or session: as Node's children start.
 int describe_attributes(const spawn_request& r, const launch_context& context, posix_spawnattr_t& attributes) {
-  short flags = POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | posix_spawn_platform::extra_flags();
+  short flags = 0;
+  if (int e = describe_signals(attributes, flags)) return e;
   if (r.options.detached) {
     flags |= POSIX_SPAWN_SETSID;
   } else if (context.process_group > 0) {
@@ -134,10 +79,6 @@ int describe_attributes(const spawn_request& r, const launch_context& context, p
     flags |= POSIX_SPAWN_SETPGROUP;
     if (int e = posix_spawnattr_setpgroup(&attributes, context.process_group)) return e;
   }
-  sigset_t none;
-  sigemptyset(&none);
-  if (int e = posix_spawnattr_setsigmask(&attributes, &none)) return e;
-  if (int e = posix_spawnattr_setsigdefault(&attributes, &signals_to_reset())) return e;
   return posix_spawnattr_setflags(&attributes, flags);
 }
 
@@ -160,7 +101,53 @@ int describe_descriptors(posix_spawn_file_actions_t& actions, unique_fd (&child_
   return 0;
 }
 
+// The signals whose disposition is not the default: ignored ones would survive exec.
+// The helper sets its dispositions once, before the first launch, so they are read once.
+const sigset_t& signals_to_reset() {
+  static const sigset_t set = [] {
+    sigset_t s;
+    sigemptyset(&s);
+    for (int n = 1; n < NSIG; ++n) {
+      struct sigaction current {};
+      if (n == SIGKILL || n == SIGSTOP || sigaction(n, nullptr, &current) < 0) continue;
+      if (current.sa_handler != SIG_DFL) sigaddset(&s, n);
+    }
+    posix_spawn_platform::add_reserved_signals(s);
+    return s;
+  }();
+  return set;
+}
+
 }  // namespace
+
+int describe_signals(posix_spawnattr_t& attributes, short& flags) {
+  flags |= POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | posix_spawn_platform::extra_flags();
+  sigset_t none;
+  sigemptyset(&none);
+  if (int e = posix_spawnattr_setsigmask(&attributes, &none)) return e;
+  return posix_spawnattr_setsigdefault(&attributes, &signals_to_reset());
+}
+
+// Its errors get the "chdir" stage, as the clone launcher's do. A cwd deleted between
+// the check and the spawn is reported as exec's ENOENT: rare, and still the right code.
+int choose_directory(const spawn_request& r, const launch_context& context, std::string& dir) {
+  const std::string node_cwd = r.options.node_cwd && context.node_pid > 0
+                                   ? posix_spawn_platform::process_cwd_path(context.node_pid)
+                                   : std::string();
+  if (!r.options.cwd) {
+    dir = node_cwd;
+    return 0;
+  }
+  struct stat st {};
+  int error = stat(r.options.cwd->c_str(), &st) < 0 ? errno : !S_ISDIR(st.st_mode) ? ENOTDIR : 0;
+  if (error == 0 && access(r.options.cwd->c_str(), X_OK) < 0) error = errno;
+  if (error == ENOENT && !node_cwd.empty()) {
+    dir = node_cwd;
+    return 0;
+  }
+  dir = *r.options.cwd;
+  return error;
+}
 
 bool posix_spawn_launcher_chosen() noexcept {
   static const bool chosen = [] {

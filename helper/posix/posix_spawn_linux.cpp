@@ -1,6 +1,7 @@
 // Linux's hooks for the portable launcher (launch_posix_spawn.hpp).
 #include <signal.h>
 #include <spawn.h>
+#include <stdlib.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -43,6 +44,20 @@ std::error_code open_exit_handle(int pid, os_handle& out) noexcept {
   if (fd < 0) return {errno, std::generic_category()};
   out.reset(fd);
   return {};
+}
+
+int terminal_path(int master, std::string& out) noexcept {
+  char name[64];
+  if (const int e = ptsname_r(master, name, sizeof name)) return e;
+  out = name;
+  return 0;
+}
+
+// The kernel's link to the running binary: it execs even if the file was replaced or
+// removed since the helper started.
+const std::string& own_executable() noexcept {
+  static const std::string path = "/proc/self/exe";
+  return path;
 }
 
 }  // namespace spawnhost::posix_spawn_platform

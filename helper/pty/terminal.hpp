@@ -1,8 +1,9 @@
 // Terminal children (spawn option pty, docs/pty.md): the child runs on a new
 // pseudo-terminal, as session leader with the terminal as its controlling tty and its
 // fds 0-2, its window size set before exec; on Windows a ConPTY pseudo console. One
-// implementation per platform (posix/pty_linux.cpp, windows/pty/; darwin/ answers
-// ENOTSUP), so the session and the launch pool stay unaware of it: they call launch_child.
+// implementation per platform (posix/pty_linux.cpp; darwin/pty.cpp, on
+// posix/pty_posix_spawn.cpp; windows/pty/), so the session and the launch pool stay
+// unaware of it: they call launch_child.
 #pragma once
 #include <cstdint>
 #include <system_error>
@@ -17,6 +18,12 @@ namespace spawnhost {
 // reads and writes it itself, else stdio[0] and stdio[1] are the master for the relay
 // (bytes to the terminal, bytes it shows).
 launched_process launch_terminal(const spawn_request& request, const launch_context& context) noexcept;
+
+// The helper binary's other use, on POSIX: the terminal trampoline the posix_spawn
+// terminal launcher starts (posix/terminal_trampoline.hpp). Returns -1 when argv does
+// not ask for it (always, on Windows); else it execs the program, or returns its exit
+// code (2: bad arguments), or exits 127 after reporting why it could not.
+int run_terminal_trampoline(int argc, char** argv) noexcept;
 
 // Sets a terminal's window size; the kernel sends SIGWINCH to its foreground group
 // (Windows: ResizePseudoConsole). An error is the session's to report to Node.

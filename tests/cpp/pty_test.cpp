@@ -1,5 +1,7 @@
-// The Linux terminal launcher on its own (helper/posix/pty_linux.cpp): the child's
-// terminal, size, session and controlling tty; resize; refused combinations.
+// The Linux terminal launchers on their own: the clone one (helper/posix/pty_linux.cpp)
+// and the posix_spawn one of macOS (helper/posix/pty_posix_spawn.cpp, through the
+// helper binary's terminal trampoline), each test for both: the child's terminal, size,
+// session and controlling tty; resize; refused combinations; failures.
 #include <signal.h>
 #include <unistd.h>
 
@@ -7,13 +9,40 @@
 
 #include <chrono>
 #include <string>
+#include <vector>
 
+#include "launch_posix_spawn.hpp"
 #include "pty/terminal.hpp"
 
 namespace spawnhost {
 namespace {
 
-const launch_context no_context;
+// A terminal launcher under test, with what it needs of the context.
+struct launcher {
+  const char* name;
+  launched_process (*launch)(const spawn_request&, const launch_context&) noexcept;
+  launch_context context;
+};
+
+void PrintTo(const launcher& l, std::ostream* os) { *os << l.name; }
+
+launch_context trampoline_context() {
+  launch_context c;
+  c.helper_binary = SPAWNHOST_HELPER_PATH;  // not this test binary: it has no trampoline mode
+  return c;
+}
+
+class Terminal : public testing::TestWithParam<launcher> {
+ protected:
+  launched_process launch(const spawn_request& r) const { return GetParam().launch(r, GetParam().context); }
+};
+
+INSTANTIATE_TEST_SUITE_P(Launchers, Terminal,
+                         // launch_terminal is the clone launcher, or the posix_spawn one where
+                         // SPAWNHOST_HELPER_POSIX_SPAWN=1 chooses it (CI's posix_spawn pass).
+                         testing::Values(launcher{"chosen", launch_terminal, trampoline_context()},
+                                         launcher{"posix_spawn", launch_terminal_with_posix_spawn, trampoline_context()}),
+                         [](const auto& info) { return std::string(info.param.name); });
 
 spawn_request terminal_request(std::string script, std::uint16_t cols = 90, std::uint16_t rows = 30) {
   spawn_request r;
@@ -45,21 +74,21 @@ std::string read_terminal(const launched_process& p, const std::string& until = 
   }
 }
 
-TEST(Terminal, TheChildLeadsASessionOnANewTerminalOfTheSizeAsked) {
-  auto p = launch_terminal(terminal_request("stty size; test -t 0 && test -t 1 && test -t 2 && echo tty; "
-                                            "[ $(cut -d' ' -f6 /proc/$$/stat) = $$ ] && echo leader; "
-                                            "[ $(cut -d' ' -f8 /proc/$$/stat) = $$ ] && echo foreground"),
-                           no_context);
+TEST_P(Terminal, TheChildLeadsASessionOnANewTerminalOfTheSizeAsked) {
+  auto p = launch(terminal_request("stty size; test -t 0 && test -t 1 && test -t 2 && echo tty; "
+                                    "[ $(cut -d' ' -f6 /proc/$$/stat) = $$ ] && echo leader; "
+                                    "[ $(cut -d' ' -f8 /proc/$$/stat) = $$ ] && echo foreground; "
+                                    "[ -e /proc/$$/fd/3 ] || echo 'nothing beyond stdio'"));
   ASSERT_FALSE(p.error) << p.stage << ": " << p.error.message();
   ASSERT_TRUE(p.terminal);
-  EXPECT_EQ(read_terminal(p), "30 90\r\ntty\r\nleader\r\nforeground\r\n");
+  EXPECT_EQ(read_terminal(p), "30 90\r\ntty\r\nleader\r\nforeground\r\nnothing beyond stdio\r\n");
   exit_status status;
   EXPECT_FALSE(reap_process(p.pid, p.exit_handle.get(), status));
   EXPECT_EQ(status.code, 0);
 }
 
-TEST(Terminal, ResizeReachesTheChildWithSigwinch) {
-  auto p = launch_terminal(terminal_request("trap 'stty size; exit 0' WINCH; echo ready; while :; do sleep 0.01; done"), no_context);
+TEST_P(Terminal, ResizeReachesTheChildWithSigwinch) {
+  auto p = launch(terminal_request("trap 'stty size; exit 0' WINCH; echo ready; while :; do sleep 0.01; done"));
   ASSERT_FALSE(p.error) << p.stage << ": " << p.error.message();
   ASSERT_NE(read_terminal(p, "ready\r\n").find("ready"), std::string::npos);
   EXPECT_FALSE(resize_terminal(p.terminal.get(), 132, 43));
@@ -68,7 +97,7 @@ TEST(Terminal, ResizeReachesTheChildWithSigwinch) {
   EXPECT_FALSE(reap_process(p.pid, p.exit_handle.get(), status));
 }
 
-TEST(Terminal, RefusesStdioItCannotServeAndDetachedChildren) {
+TEST_P(Terminal, RefusesStdioItCannotServeAndDetachedChildren) {
   auto piped = terminal_request("true");
   piped.options.stdio[2] = protocol::stdio_kind::pipe;
   auto detached = terminal_request("true");
@@ -76,18 +105,35 @@ TEST(Terminal, RefusesStdioItCannotServeAndDetachedChildren) {
   auto handed = terminal_request("true");
   handed.options.handover = true;  // a master must never reach Node as a piped end
   for (const auto& r : {piped, detached, handed}) {
-    const auto p = launch_terminal(r, no_context);
+    const auto p = launch(r);
     EXPECT_EQ(p.error.value(), EINVAL);
     EXPECT_STREQ(p.stage, "pty");
   }
 }
 
-TEST(Terminal, AMissingProgramIsEnoentFromExec) {
+TEST_P(Terminal, AMissingProgramIsEnoentFromExec) {
   auto r = terminal_request("");
   r.file = "/nonexistent/program";
-  const auto p = launch_terminal(r, no_context);
+  const auto p = launch(r);
   EXPECT_EQ(p.error.value(), ENOENT);
   EXPECT_STREQ(p.stage, "exec");
+}
+
+// The trampoline mode is only for the launcher's own argv: other arguments are the
+// helper's (-1), and a malformed trampoline call is a usage error (2), never an exec.
+TEST(TerminalTrampoline, TakesOnlyItsOwnArgumentsAndRefusesMalformedOnes) {
+  const auto run = [](std::vector<std::string> words) {
+    std::vector<char*> argv;
+    for (auto& w : words) argv.push_back(w.data());
+    argv.push_back(nullptr);
+    return run_terminal_trampoline(static_cast<int>(words.size()), argv.data());
+  };
+  EXPECT_EQ(run({"helper", "--version"}), -1);
+  EXPECT_EQ(run({"helper"}), -1);
+  EXPECT_EQ(run({"helper", "--terminal-exec"}), 2);
+  EXPECT_EQ(run({"helper", "--terminal-exec", "x", "/bin/true", "true"}), 2);
+  EXPECT_EQ(run({"helper", "--terminal-exec", "0", "true"}), 2);
+  EXPECT_EQ(run({"helper", "--terminal-exec", "2", "/bin/true", "true"}), 2);  // no argv0 after the candidates
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // The pty master Node reads and writes itself (docs/pty.md), where the helper takes
-// descriptors from Node (Linux, from the main thread, not SPAWNHOST_STREAMS=relay):
+// descriptors from Node (Linux and macOS, from the main thread, not SPAWNHOST_STREAMS=relay):
 // Node opens /dev/ptmx (one open, not a fork: nothing grows with Node's memory) and
 // gives it to the helper with the spawn (stdio kind given), which unlocks it, opens
 // the terminal's slave side for the child and keeps a copy for resize. The helper cannot
@@ -30,7 +30,7 @@ function pipeHandleClass() {
  * @returns {object|null}
  */
 export function openMaster() {
-  const pipe = process.platform === "linux" && takesDescriptors() ? pipeHandleClass() : null;
+  const pipe = (process.platform === "linux" || process.platform === "darwin") && takesDescriptors() ? pipeHandleClass() : null;
   if (!pipe) return null;
   const fd = openSync("/dev/ptmx", constants.O_RDWR | constants.O_NOCTTY);
   const handle = new pipe.Pipe(pipe.SOCKET);
