@@ -420,6 +420,12 @@ export const mutants = [
     edits: [{ file: "js/src/protocol/spawn-frame.js", find: "if (env !== cachedEnv) {", replace: "if (cachedEnv === null) {" }],
     tests: ["spawn-frame.test.js", "process-env.test.js"],
   },
+  {
+    name: "repeated spawn frame misses an argument changed in place",
+    breaks: "a loop that changes one argument of the same array is sent the previous launch's arguments",
+    edits: [{ file: "js/src/protocol/spawn-frame-repeat.js", find: "for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;", replace: "for (let i = 0; i < a.length; i++) if (a[i] !== b[i] && i > 0) return false;" }],
+    tests: ["spawn-frame.test.js"],
+  },
   // Remote hosts (issue 16).
   {
     name: "bootstrap installs an upload whatever its hash",

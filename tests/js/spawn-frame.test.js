@@ -74,3 +74,32 @@ test("a spawn past the frame limit is refused as oversized, as encodeFrame refus
   const env = ["BIG=" + "x".repeat(5 * 1024 * 1024)];
   assert.throws(() => encodeSpawnFrame(1, "true", [], { env, stdio: [0, 0, 0] }), { category: "oversized" });
 });
+
+test("a launch repeating the last one but for its id: the same bytes as encodeFrame, whatever changed in between", () => {
+  const next = random(20261203);
+  const int = (n) => Math.floor(next() * n);
+  const env = Object.freeze(["PATH=/bin", "HOME=/root"]);
+  let file = "/bin/true";
+  let args = ["-e", ""];
+  let options = { cwd: "/work", env, stdio: [0, 0, 0], node_cwd: true, result: 4096 };
+  // Each step changes nothing (the repeat) or one thing, in place where a caller could.
+  const changes = [
+    () => {},
+    () => {},
+    () => { file = file === "/bin/true" ? "/bin/false" : "/bin/true"; },
+    () => { args[int(2)] = ["x", "", "-e", "\u20ac"][int(4)]; },
+    () => { args = [...args, "more"].slice(-3); },
+    () => { options.stdio[int(3)] = int(3); },
+    () => { options.cwd = ["/work", "/tmp", "/"][int(3)]; },
+    () => { options.env = next() < 0.5 ? env : ["PATH=/usr/bin"]; },
+    () => { options.timeout_ms = int(2 ** 32); },
+    () => { delete options.timeout_ms; },
+    () => { options.result = [4096, 65536, 0][int(3)]; },
+    () => { options = { stdio: options.stdio, ...options }; }, // another key order
+  ];
+  for (let i = 0; i < 2000; i++) {
+    changes[int(changes.length)]();
+    const id = [1, 127, 128, 255, 256, 65535, 65536, 2 ** 32 - 1][int(8)];
+    assert.equal(encodeSpawnFrame(id, file, args, options).toString("hex"), reference(id, file, args, options).toString("hex"), `step ${i}`);
+  }
+});

@@ -59,7 +59,7 @@ class ExecCall {
   #killed = false;
   #hostShutdown;
   // The calling context, for the helper's messages (see HelperLaunch).
-  #scope = new AsyncResource("SPAWNHOST_EXEC");
+  scope = new AsyncResource("SPAWNHOST_EXEC");
 
   constructor(channel, request, { onLaunch }, resolve, reject) {
     this.#channel = channel;
@@ -78,12 +78,8 @@ class ExecCall {
   #send() {
     if (this.#settled) return;
     try {
-      this.#id = this.#channel.register({
-        onMessage: (name, values) => this.#onMessage(name, values),
-        onGone: (error) => this.#onGone(error),
-        onShutdown: (error) => this.#onShutdown(error),
-        scope: this.#scope,
-      });
+      // The call is its own handler (onMessage, onGone, onShutdown, scope): no closures per launch.
+      this.#id = this.#channel.register(this);
     } catch (error) {
       this.#fail(error);
       return;
@@ -98,7 +94,7 @@ class ExecCall {
     }
   }
 
-  #onMessage(name, values) {
+  onMessage(name, values) {
     switch (name) {
       case "result": return this.#result(values);
       case "spawned": return this.#spawned(values);
@@ -196,12 +192,12 @@ class ExecCall {
   // shutdown() began: a running child stays to hear its real end from the helper. The
   // result frame is the first news of a launch, so every launch the helper holds stays:
   // one that had not started is answered with spawn_error and fails as shutdown's.
-  #onShutdown(error) {
+  onShutdown(error) {
     this.#hostShutdown = error;
     return true;
   }
 
-  #onGone(error) {
+  onGone(error) {
     if (!this.#running) this.#fail(this.#hostShutdown ?? error);
     // Its end is known (a grandchild may hold its pipes): no error, the output so far.
     else if (this.#code !== undefined) this.#end(null);

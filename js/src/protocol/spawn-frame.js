@@ -3,11 +3,14 @@
 // process.env is unchanged): a launch then encodes only its own few fields. The
 // result is the frame encodeFrame would give for the same options with `env` as the
 // map's last key (tests/js/spawn-frame.test.js holds it to that, byte for byte).
+// A launch the same as the one before but for its id (a loop running one command) does
+// not even encode those: everything after the id is the last frame's (spawn-frame-repeat.js).
 import { Encoder } from "@msgpack/msgpack";
 import { MSG, MAX_BODY_BYTES } from "./generated.js";
 import { encodeFrame } from "./frames.js";
 import { spawnRequestOptions } from "./spawn-request.js";
 import { ProtocolError } from "../core/errors.js";
+import { repeatedSpawnFrame, rememberSpawnFrame } from "./spawn-frame-repeat.js";
 
 const encoder = new Encoder({ ignoreUndefined: true });
 const ENV_KEY = Buffer.from([0xa3, 0x65, 0x6e, 0x76]); // fixstr "env"
@@ -27,6 +30,14 @@ let cachedEnvBytes = null;
  * @returns {Buffer}
  */
 export function encodeSpawnFrame(id, file, args, options) {
+  const repeated = repeatedSpawnFrame(id, file, args, options);
+  if (repeated !== null) return repeated;
+  const frame = encodeFreshSpawnFrame(id, file, args, options);
+  rememberSpawnFrame(id, file, args, options, frame);
+  return frame;
+}
+
+function encodeFreshSpawnFrame(id, file, args, options) {
   const { env } = options;
   if (!Array.isArray(env)) return encodeFrame("spawn", [id, file, args, options]);
   if (env !== cachedEnv) {
