@@ -34,6 +34,7 @@ struct launch_context {
   int inherited[3] = {-1, -1, -1};  // the helper's descriptors for stdio "inherit"
   int process_group = 0;            // where non-detached children go (0: stay in ours)
   int node_pid = 0;                 // Node's process, for spawn option node_cwd (0: unknown)
+  std::string stream_pipe;          // Windows: Node's pipe for handed-over stdio (--stream-pipe; windows/node_pipes.hpp)
 };
 
 // Creates the process described by `request`. Blocking: call it on a launch thread.
