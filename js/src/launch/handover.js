@@ -2,10 +2,11 @@
 // parent end of each piped stdio socketpair to Node (helper/handles.js), and Node reads
 // and writes it itself as the net.Socket child_process would give, with the socket's
 // own backpressure. On Windows the helper connects the child's stdio to a pipe Node
-// listens on instead (helper/stream-pipes.js), behind the same inbox interface. The sockets exist at once (the drop-in returns its ChildProcess
-// synchronously) and get their handles when the helper's hand-overs arrive; `spawn`
-// waits for both. The IPC channel of a fork is Node's own where the helper listens for
-// it (launch/node-channel.js), else it relays (launch/relay.js).
+// listens on instead (helper/stream-pipes.js), behind the same inbox interface. The
+// sockets exist at once (the drop-in returns its ChildProcess synchronously) and get
+// their handles when the helper's hand-overs arrive; `spawn` waits for both. The IPC
+// channel of a fork is Node's own where the helper listens for it
+// (launch/node-channel.js), else it relays (launch/relay.js).
 import { LaunchRelay } from "./relay.js";
 import { NodeChannel } from "./node-channel.js";
 import { adopt, endPending, pendingSocket } from "./handed-socket.js";
