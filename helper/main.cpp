@@ -2,7 +2,7 @@
 // schema/README.md on its stdin/stdout. Diagnostics go to stderr only.
 //
 //   spawnhost-helper [--launch-threads N] [--grace-ms MS] [--inherit-fds A,B,C]
-//                    [--leave-parent] [--input-fd N] [--sync-fd N | --sync-pipe NAME] [--ipc-fd N] [--channel-name NAME]
+//                    [--leave-parent] [--input-fd N] [--sync-fd N | --sync-pipe NAME] [--ipc-fd N] [--channel-name NAME] [--stream-pipe NAME]
 //   spawnhost-helper --version
 //   spawnhost-helper --terminal-exec ...   (started by the helper itself: pty/terminal.hpp)
 #include <asio/io_context.hpp>
@@ -51,6 +51,7 @@ struct arguments {
   const char* sync_pipe = nullptr;  // Windows: the sync channel's named pipe, made here (docs/sync.md)
   const char* channel_name = nullptr;  // the listener for Node-owned fork channels (channel_listener.hpp)
   int ipc_fd = -1;            // Node's IPC channel ("ipc" stdio entry): stdio hand-over (node_ipc.hpp)
+  const char* stream_pipe = nullptr;  // Windows: Node's pipe, the stdio hand-over there (windows/node_pipes.hpp)
 };
 
 bool parse_number(std::string_view text, long& out) {
@@ -60,7 +61,7 @@ bool parse_number(std::string_view text, long& out) {
 
 int usage(const char* problem) {
   std::fprintf(stderr, "spawnhost-helper: %s\nusage: spawnhost-helper [--launch-threads N] [--grace-ms MS] "
-               "[--inherit-fds A,B,C] [--leave-parent] [--input-fd N] [--sync-fd N | --sync-pipe NAME] [--ipc-fd N] [--channel-name NAME] | --version\n", problem);
+               "[--inherit-fds A,B,C] [--leave-parent] [--input-fd N] [--sync-fd N | --sync-pipe NAME] [--ipc-fd N] [--channel-name NAME] [--stream-pipe NAME] | --version\n", problem);
   return 2;
 }
 
@@ -99,6 +100,11 @@ int main(int argc, char** argv) {
     } else if (arg == "--ipc-fd" && value && parse_number(value, n) && n >= 3 && n <= 1024) {
       args.ipc_fd = static_cast<int>(n);
       ++i;
+#ifdef _WIN32
+    } else if (arg == "--stream-pipe" && value && *value) {
+      args.stream_pipe = value;
+      ++i;
+#endif
     } else if (arg == "--leave-parent") {
       args.leave_parent = true;
     } else if (arg == "--inherit-fds" && value) {
@@ -128,6 +134,7 @@ int main(int argc, char** argv) {
   std::memcpy(config.launch.inherited, args.inherited, sizeof args.inherited);
   config.launch.process_group = origin.node_group;
   config.launch.node_pid = origin.node_pid;
+  if (args.stream_pipe) config.launch.stream_pipe = args.stream_pipe;
   if (const char* on = std::getenv("SPAWNHOST_HELPER_NULL_LAUNCHER"); on && std::string_view(on) == "1") {
     config.null_launcher = true;
     std::fprintf(stderr, "spawnhost-helper: SPAWNHOST_HELPER_NULL_LAUNCHER=1: no process will be created (benchmarks only)\n");

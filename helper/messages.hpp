@@ -36,6 +36,7 @@ struct spawn_options {
   std::optional<std::uint64_t> result;
   bool ipc = false;  // a socketpair as the child's fd 3 (Node's NODE_CHANNEL_FD)
   bool handover = false;  // piped stdio go to Node over the helper's IPC channel (node_ipc.hpp)
+  std::string stream_token;  // Windows hand-over: written first on each stdio connection to Node (windows/node_pipes.cpp)
   bool ipc_connected = false;  // with ipc: fd 3 is the connection Node made to our listener
   int connected_channel = -1;  // that connection, accepted (not a protocol field; the launch owns it)
   std::optional<std::uint32_t> uid;

@@ -37,6 +37,7 @@ struct launch_context {
   // The helper binary, for the terminal trampoline (pty/terminal.hpp); null: the one
   // running. Tests that link the helper's code into another binary set it.
   const char* helper_binary = nullptr;
+  std::string stream_pipe;          // Windows: Node's pipe for handed-over stdio (--stream-pipe; windows/node_pipes.hpp)
 };
 
 // Creates the process described by `request`. Blocking: call it on a launch thread.

@@ -102,6 +102,7 @@ inline constexpr const char* credit = "credit";
 inline constexpr const char* ipc = "ipc";
 inline constexpr const char* result = "result";
 inline constexpr const char* handover = "handover";
+inline constexpr const char* stream_token = "stream_token";
 inline constexpr const char* ipc_connected = "ipc_connected";
 inline constexpr const char* uid = "uid";
 inline constexpr const char* gid = "gid";

@@ -860,4 +860,19 @@ export const mutants = [
     tests: ["drop-in.test.js"],
     pattern: "_destroy wrapped",
   },
+  // Issue 32: the Windows hand-over's pipe takes only the helper's connections.
+  {
+    name: "stream pipe takes a connection without the launch's secret",
+    breaks: "any client that connects to the Windows stream pipe by name is taken as a launch's stdio",
+    edits: [{ file: "js/src/helper/stream-pipes.js", find: "const launch = this.#closed ? undefined : this.#launches.get(bytes.toString(\"latin1\", 0, TOKEN_LENGTH));", replace: "const launch = this.#closed ? undefined : this.#launches.values().next().value;" }],
+    tests: ["stream-pipes.test.js"],
+    pattern: "foreign clients first",
+  },
+  {
+    name: "stream pipe secret used twice",
+    breaks: "a launch's secret still opens the stream pipe after its connections came (a replay is taken)",
+    edits: [{ file: "js/src/helper/stream-pipes.js", find: "    this.#launches.delete(token);\n", replace: "" }],
+    tests: ["stream-pipes.test.js"],
+    pattern: "foreign clients first",
+  },
 ];

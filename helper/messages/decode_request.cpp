@@ -80,6 +80,7 @@ std::optional<failure> read_options(const msgpack::object& o, spawn_options& opt
     if (key == opt::cwd) ok = as_str(v, opts.cwd.emplace());
     else if (key == opt::env) ok = as_str_array(v, opts.env.emplace());
     else if (key == opt::argv0) ok = as_str(v, opts.argv0.emplace());
+    else if (key == opt::stream_token) ok = as_str(v, opts.stream_token);
     else if (key == opt::stdio) {
       ok = v.type == msgpack::type::ARRAY && v.via.array.size == 3;
       for (std::uint32_t k = 0; ok && k < 3; ++k) {

@@ -58,9 +58,9 @@ void session::handle(spawn_request&& r) {
     reject_awaits(id, "EINVAL");
     return channel_.send(encode::error(id, false, "bad_option: unknown signal '" + r.options.kill_signal + "'"));
   }
-  if (r.options.handover && !node_ipc_) {
+  if (r.options.handover && !node_ipc_ && config_.launch.stream_pipe.empty()) {
     reject_awaits(id, "EINVAL");
-    return channel_.send(encode::error(id, false, "bad_option: handover needs Node's IPC channel (--ipc-fd)"));
+    return channel_.send(encode::error(id, false, "bad_option: handover needs Node's IPC channel (--ipc-fd) or stream pipe (--stream-pipe)"));
   }
   for (int fd = 0; fd < 3; ++fd) {
     const bool given = r.options.stdio[fd] == protocol::stdio_kind::given;

@@ -1,6 +1,8 @@
-// Windows: no hand-over. Node's IPC pipes there speak libuv's Windows framing, and
-// the Windows helper keeps relaying every child's bytes (docs/architecture.md,
-// "Child streams"). Node never starts it with --ipc-fd; this only keeps the seam whole.
+// Windows: no descriptors over Node's IPC (its pipes there speak libuv's Windows
+// framing, and carry sockets only). The hand-over goes the other way round: the
+// children's stdio connect to a pipe of Node's (--stream-pipe, windows/node_pipes.hpp),
+// so no launch gives this anything. Node never starts it with --ipc-fd; this only
+// keeps the seam whole.
 #include "node_ipc.hpp"
 
 namespace spawnhost {

@@ -6,7 +6,8 @@
 // - the child starts suspended and runs only once it is in the helper's job object
 //   (JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE), so no grandchild can escape the job first.
 // Piped stdio are named pipes: our end overlapped (on the io_context's completion
-// port), the child's end synchronous and inheritable, as libuv makes them. A forked
+// port), the child's end synchronous and inheritable, as libuv makes them; handed over,
+// the child's end is a connection to Node's own pipe (windows/node_pipes.hpp). A forked
 // child's IPC channel is a duplex pipe overlapped at both ends (libuv's child opens it
 // so), given as C runtime descriptor 3 (crt_descriptors.hpp); its bytes are relayed
 // in libuv's framing (ipc_frames.hpp, child_pipe::use_as_channel).
@@ -26,6 +27,7 @@
 #include "windows/crt_descriptors.hpp"
 #include "windows/error_names.hpp"
 #include "windows/helper_job.hpp"
+#include "windows/node_pipes.hpp"
 
 namespace spawnhost {
 namespace {
@@ -167,8 +169,10 @@ launched_process launch_process(const spawn_request& r, const launch_context& co
     const bool child_reads = fd == 0;
     std::error_code ec;
     switch (o.stdio[fd]) {
+      // Handed over: the child's end is a connection to Node's own pipe, and we keep no end.
       case protocol::stdio_kind::pipe:
-        ec = make_pipe(child_reads ? pipe_use::child_reads : pipe_use::child_writes, out.stdio[fd], theirs[fd]);
+        ec = o.handover ? windows::open_node_pipe(context.stream_pipe, o.stream_token, fd, theirs[fd])
+                        : make_pipe(child_reads ? pipe_use::child_reads : pipe_use::child_writes, out.stdio[fd], theirs[fd]);
         break;
       case protocol::stdio_kind::ignore: ec = open_null(child_reads, theirs[fd]); break;
       case protocol::stdio_kind::inherit: ec = duplicate_inherited(context.inherited[fd], theirs[fd]); break;

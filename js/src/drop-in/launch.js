@@ -10,13 +10,15 @@ import { DropInChildProcess } from "./child.js";
 import { asNodeError } from "./node-errors.js";
 import { countFallback, countHelperLaunch, nodeChildProcess, sharedHost } from "./shared-host.js";
 import { forkChannelsRefuseHandles, ownsForkChannels } from "../launch/node-channel.js";
-import { takesDescriptors } from "../launch/given-stdio.js";
+import { carriesGivenStreams, takesDescriptors } from "../launch/given-stdio.js";
 import { linkRelayed, relayedStdio } from "../launch/relayed-stdio.js";
 
 // Streams as stdio entries go to a helper that takes descriptors (launch/given-stdio.js);
 // elsewhere node:child_process runs those calls.
 const STDIO_HOW = { ipcAllowed: true, streamsAllowed: takesDescriptors() };
 const NORMALIZE_HOW = { __proto__: null, givenAvailable: STDIO_HOW.streamsAllowed };
+// Where the helper cannot take them, Windows Node carries such streams itself.
+const CARRIED = { sockets: !STDIO_HOW.streamsAllowed && carriesGivenStreams() };
 
 // The execFile options Node passes on to its spawn; it ignores the others (stdio,
 // argv0, detached, ...), and so must we.
@@ -184,7 +186,7 @@ function start(request, signal) {
  */
 function relayedCall(call, args) {
   if (call.fallbackReason) return null;
-  const relayed = relayedStdio(call.options.stdio);
+  const relayed = relayedStdio(call.options.stdio, CARRIED);
   if (!relayed) return null;
   // The caller's options object is the first object after the file that is not the
   // argument list (as the call was shifted); a copy of it (its prototype kept: Node reads

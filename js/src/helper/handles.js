@@ -75,6 +75,14 @@ export class HandleInbox {
     this.#tryComplete(key);
   }
 
+  /** Spawn options a launch adds for its hand-over: none here (stream-pipes.js adds some). */
+  launchOptions() {
+    return {};
+  }
+
+  /** A launch ended: nothing is kept by launch here beyond claim and discard. */
+  released() {}
+
   /**
    * Sends a descriptor of Node's to the helper (launch/given-stdio.js): `handle` (a Pipe
    * or TCP) stays open here, as a stream given to a child stays its parent's too.

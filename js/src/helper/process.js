@@ -9,6 +9,7 @@ import { createRequire } from "node:module";
 import { isMainThread } from "node:worker_threads";
 import { startTransport } from "./transport.js";
 import { HandleInbox } from "./handles.js";
+import { streamPipeFor } from "./stream-pipes.js";
 import { HelperExitedError } from "../core/errors.js";
 import { syncPipeName } from "../sync/windows.js";
 
@@ -30,9 +31,10 @@ export const PACKAGE_VERSION = createRequire(import.meta.url)("../../package.jso
  * @property {string|null} [syncPipe] instead, on Windows Node: the name of the helper's sync pipe
  * @property {import("./bootstrap.js").BootstrapReader|null} bootstrap reads the bootstrap's lines first
  * @property {string} label how errors name it: the helper's path, or the transport
- * @property {HandleInbox|null} handles the children's stdio the helper hands over on Node's IPC
- *   channel to it; null where it relays them instead (a transport, Windows, a helper started by
- *   a worker thread, SPAWNHOST_STREAMS=relay): docs/architecture.md, "Child streams"
+ * @property {HandleInbox|import("./stream-pipes.js").StreamPipeInbox|null} handles the children's
+ *   stdio the helper hands over on Node's IPC channel to it, or on Windows connects to a pipe
+ *   of Node's (stream-pipes.js); null where it relays them instead (a transport, a helper
+ *   started by a worker thread, SPAWNHOST_STREAMS=relay): docs/architecture.md, "Child streams"
  */
 
 /**
@@ -85,7 +87,17 @@ export function startHelper({ helperPath, launchThreads, graceMs, platform, tran
   // node-channel.js). The helper takes connections from this process only.
   const listener = ipcFd >= 0 && ownsForkChannels(platform) ? channelListener(platform) : null;
   if (listener) args.push("--channel-name", listener.name);
-  const child = spawn(helperPath, args, { stdio, windowsHide: true, serialization: "json" });
+  // Windows Node: the children's stdio connect to a pipe of Node's instead (stream-pipes.js).
+  const streamPipe = ipcFd < 0 ? streamPipeFor(platform) : null;
+  if (streamPipe) args.push("--stream-pipe", streamPipe.name);
+  let child;
+  try {
+    child = spawn(helperPath, args, { stdio, windowsHide: true, serialization: "json" });
+  } catch (error) {
+    streamPipe?.close();
+    throw error;
+  }
+  if (streamPipe) child.once("close", () => streamPipe.close());
   // The helper removes a path's socket and directory as it ends; this covers one that
   // was killed, or never started.
   if (listener?.dir) child.once("close", () => rmSync(listener.dir, { recursive: true, force: true }));
@@ -95,9 +107,10 @@ export function startHelper({ helperPath, launchThreads, graceMs, platform, tran
   // test, a tracer): one that takes the pipes away leaves no channel to speak on.
   if (!input || !child.stdout || !child.stderr) {
     child.kill("SIGKILL");
+    streamPipe?.close();
     throw new HelperExitedError(`spawnhost helper ${helperPath} was started without its pipes (a replaced ChildProcess.prototype.spawn took them)`);
   }
-  const handles = ipcFd >= 0 && child.channel ? new HandleInbox(child) : null;
+  const handles = ipcFd >= 0 && child.channel ? new HandleInbox(child) : streamPipe;
   if (handles && listener) handles.channelListener = listener.address;
   return { process: child, input, leftParent, syncSocket, syncPipe, bootstrap: null, label: helperPath, handles };
 }

@@ -8,6 +8,7 @@ import { USED_AS_STDIO, isStreamHandle, streamHandle } from "../core/stdio-strea
 import { awaitingHandle } from "./handed-socket.js";
 
 export { takesDescriptors } from "../helper/process.js";
+export { carriesGivenStreams } from "../helper/stream-pipes.js";
 
 /** The `cmd` of the message each descriptor goes with (helper/session/launches.cpp). */
 export const GIVE_CMD = "NODE_SPAWNHOST_GIVE";

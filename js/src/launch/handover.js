@@ -1,10 +1,12 @@
 // The other "child streams" of a launch (docs/architecture.md): the helper hands the
 // parent end of each piped stdio socketpair to Node (helper/handles.js), and Node reads
 // and writes it itself as the net.Socket child_process would give, with the socket's
-// own backpressure. The sockets exist at once (the drop-in returns its ChildProcess
-// synchronously) and get their handles when the helper's hand-overs arrive; `spawn`
-// waits for both. The IPC channel of a fork is Node's own where the helper listens for
-// it (launch/node-channel.js), else it relays (launch/relay.js).
+// own backpressure. On Windows the helper connects the child's stdio to a pipe Node
+// listens on instead (helper/stream-pipes.js), behind the same inbox interface. The
+// sockets exist at once (the drop-in returns its ChildProcess synchronously) and get
+// their handles when the helper's hand-overs arrive; `spawn` waits for both. The IPC
+// channel of a fork is Node's own where the helper listens for it
+// (launch/node-channel.js), else it relays (launch/relay.js).
 import { LaunchRelay } from "./relay.js";
 import { NodeChannel } from "./node-channel.js";
 import { adopt, endPending, pendingSocket } from "./handed-socket.js";
@@ -18,7 +20,10 @@ import { stopGivenStreams } from "./given-stdio.js";
  * @returns {LaunchRelay}
  */
 export function childStreams(channel, request, child, hooks) {
-  const Streams = channel.handles?.receives && request.kind === "spawn" ? LaunchHandover : LaunchRelay;
+  // A terminal's output is the helper's to relay (it holds the terminal), unless Node
+  // holds the master (given as stdio[0], docs/pty.md), when nothing is piped.
+  const relayedTerminal = request.pty && request.stdio.includes("pipe");
+  const Streams = channel.handles?.receives && request.kind === "spawn" && !relayedTerminal ? LaunchHandover : LaunchRelay;
   return new Streams(channel, request, child, hooks);
 }
 
@@ -29,7 +34,8 @@ export class LaunchHandover extends LaunchRelay {
   // HandleInbox), _claim ({ id, pid } while the hand-overs are awaited), _scope (the
 // launching call's async context: the handles were made in the helper channel's),
 // _handOverLost (the launch's failure when a descriptor never reached Node), _pid
-// (the process's, once spawned).
+// (the process's, once spawned), _launch (the spawn options the inbox added: on
+// Windows the launch's stream_token, which names its connections there).
 
   _createStdio(request, child, onStreamClosed, channel, scope, { handOverLost }) {
     // Streams given as stdio stop reading at once, as child_process's spawn stops them.
@@ -39,6 +45,7 @@ export class LaunchHandover extends LaunchRelay {
     this._handOverLost = handOverLost;
     this._claim = null;
     this._pid = 0;
+    this._launch = {};
     this._sockets = [];
     const [stdin, stdout, stderr] = request.stdio.map((kind, fd) => {
       if (kind !== "pipe") return null;
@@ -66,7 +73,9 @@ export class LaunchHandover extends LaunchRelay {
   }
 
   spawnOptions() {
-    return this.ipc && !this.ipc.relayed ? { handover: true, ipc_connected: true } : { handover: true };
+    if (this._sockets.length > 0) this._launch = this._inbox.launchOptions(this._sockets.map(({ fd }) => fd));
+    const options = { handover: true, ...this._launch };
+    return this.ipc && !this.ipc.relayed ? { ...options, ipc_connected: true } : options;
   }
 
   // Node's end of the channel connects now, just before the request that names it.
@@ -85,9 +94,13 @@ export class LaunchHandover extends LaunchRelay {
     this._startHolding();
     this._claim = { id: this.id, pid };
     const fds = this._sockets.map(({ fd }) => fd);
-    const adoptAll = (handles) => this._scope.runInAsyncScope(() => {
+    // `first`: bytes that came with a connection's first read on Windows, the stream's.
+    const adoptAll = (handles, first) => this._scope.runInAsyncScope(() => {
       this._claim = null;
-      for (const { fd, socket } of this._sockets) adopt(socket, handles.get(fd), fd > 0, this._scope);
+      for (const { fd, socket } of this._sockets) {
+        adopt(socket, handles.get(fd), fd > 0, this._scope);
+        if (first?.has(fd) && !socket.destroyed) socket.unshift(first.get(fd));
+      }
       ready(this.release());
     });
     this._pid = pid;
@@ -95,7 +108,7 @@ export class LaunchHandover extends LaunchRelay {
     this._inbox.claim(this.id, pid, fds, adoptAll, () => {
       this._claim = null;
       this._handOverLost();
-    }, outputs ? () => this._scope.runInAsyncScope(() => this._stderrFirst()) : undefined);
+    }, outputs ? () => this._scope.runInAsyncScope(() => this._stderrFirst()) : undefined, this._launch);
   }
 
   // The helper saw stderr become readable before stdout. A thread busy since spawn()
@@ -128,14 +141,15 @@ export class LaunchHandover extends LaunchRelay {
   }
 
   abandonSpawned(pid) {
-    if (this._sockets.length > 0) this._inbox.discard(this.id, pid);
+    if (this._sockets.length > 0) this._inbox.discard(this.id, pid, this._launch);
   }
 
   close() {
     super.close();
-    if (this._pid) this._inbox.settled(this.id, this._pid);
-    if (this._claim) this._inbox.discard(this._claim.id, this._claim.pid);
+    if (this._pid) this._inbox.settled(this.id, this._pid, this._launch);
+    if (this._claim) this._inbox.discard(this._claim.id, this._claim.pid, this._launch);
     this._claim = null;
+    this._inbox.released(this._launch);
     for (const { fd, socket } of this._sockets) endPending(socket, fd > 0);
   }
 

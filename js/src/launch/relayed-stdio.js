@@ -12,8 +12,14 @@
 //   stdin as one more writer, which the stdin's destroy() waits for (the pipe stays
 //   open while any writer holds it, as with Node's shared descriptor); its end() shuts
 //   it for all, and a writer whose reader is gone has its pipe closed (EPIPE).
+// Where Node cannot give a stream's descriptor to the helper (Windows Node: its IPC
+// sends sockets, not pipes; helper/stream-pipes.js), a stream of Node's given as stdio
+// (another child's net.Socket, a socket) is carried the same way: the child gets a
+// pipe, and Node reads the stream into it, or its output into the stream, in JS, where
+// child_process's child would read or write the descriptor itself.
 import { HelperInput, HelperOutput } from "./streams.js";
 import { stopReading } from "./given-stdio.js";
+import { isGivenStream, streamHandle } from "../core/stdio-streams.js";
 
 const STREAM_NAMES = ["stdin", "stdout", "stderr"];
 
@@ -21,16 +27,21 @@ const STREAM_NAMES = ["stdin", "stdout", "stderr"];
  * The `stdio` to launch with when entries are relayed streams, and what to connect once
  * the child exists; null when none is.
  * @param {unknown} stdio the call's `stdio` option
- * @returns {{ stdio: unknown[], links: Array<{ fd: number, stream: HelperOutput|HelperInput, flows: boolean }> } | null}
+ * @param {{ sockets?: boolean }} [how] sockets: streams of Node's with a handle (Pipe,
+ *   TCP) are carried too, where the helper cannot be given their descriptors
+ * @returns {{ stdio: unknown[], links: Array<{ fd: number, stream: HelperOutput|HelperInput|import("node:net").Socket, flows: boolean }> } | null}
  */
-export function relayedStdio(stdio) {
+export function relayedStdio(stdio, { sockets = false } = {}) {
   if (!Array.isArray(stdio)) return null;
   const links = [];
   let found = false;
   const replaced = stdio.map((entry, fd) => {
-    if (fd > 2 || !(entry instanceof HelperOutput || entry instanceof HelperInput)) return entry;
+    const relayed = entry instanceof HelperOutput || entry instanceof HelperInput;
+    const carried = !relayed && sockets && isCarriedStream(entry);
+    if (fd > 2 || !(relayed || carried)) return entry;
     found = true;
-    const flows = fd === 0 ? entry instanceof HelperOutput : entry instanceof HelperInput;
+    const flows = carried ? (fd === 0 ? entry.readable !== false : entry.writable !== false)
+      : fd === 0 ? entry instanceof HelperOutput : entry instanceof HelperInput;
     // An input as a child's stdin: Node's child reads the far end of a socketpair that
     // no one writes to, which ends when the first child exits; here it ends at once.
     if (fd === 0 && !flows) return "ignore";
@@ -51,7 +62,8 @@ export function linkRelayed(child, links) {
     const pipe = child.stdio[fd];
     child.stdio[fd] = null;
     child[STREAM_NAMES[fd]] = null;
-    if (fd === 0) feed(stream, writableSink(pipe));
+    if (!(stream instanceof HelperOutput || stream instanceof HelperInput)) carry(fd, stream, flows, pipe);
+    else if (fd === 0) feed(stream, writableSink(pipe));
     else if (flows) drain(pipe, stream._share());
     else feed(stream, nowhere(pipe));
   }
@@ -119,5 +131,57 @@ function writableSink(stdin) {
     end: () => {
       if (!dead()) stdin.end();
     },
+  };
+}
+
+// A stream object of Node's on a pipe (not a bare handle: its bytes are read and
+// written through the stream). Not a TCP socket: Windows Node's spawn refuses those
+// (ENOTSUP), and so does such a call, which goes to it.
+function isCarriedStream(entry) {
+  return isGivenStream(entry) && streamHandle(entry).constructor.name === "Pipe" &&
+    typeof entry.on === "function" && typeof entry.pipe === "function";
+}
+
+// A carried socket and the child's pipe in its place. As stdin: the socket is read into
+// the pipe, paused while the pipe is full, and its end ends the pipe (the child reads
+// EOF when the writer's end closes). As an output: the child's bytes are written to the
+// socket, paused while it is full; the socket is not ended (Node's child shares the
+// descriptor with its parent, which still holds it), and once it is gone the pipe
+// closes, so that the child's next write fails (EPIPE). A stream that cannot flow that
+// way (a stdin given as a stdin) connects to nothing, as relayed ones do.
+function carry(fd, socket, flows, pipe) {
+  if (!pipe) return;
+  if (fd === 0) return pump(socket, writableSink(pipe));
+  if (!flows) return nowhere(pipe);
+  pump(pipe, socketSink(socket), { ends: false });
+  socket.once("close", () => pipe.destroy());
+}
+
+function pump(from, sink, { ends = true } = {}) {
+  from.on("error", () => {});
+  from.on("data", (chunk) => {
+    if (sink.write(chunk)) return;
+    from.pause();
+    sink.onRoom(() => from.resume());
+  });
+  if (ends) from.once("end", sink.end);
+  from.resume();
+}
+
+function socketSink(socket) {
+  const dead = () => socket.destroyed || socket.writableEnded;
+  return {
+    write: (chunk) => dead() || socket.write(chunk),
+    onRoom: (resume) => {
+      if (dead()) return resume();
+      const go = () => {
+        socket.off("drain", go);
+        socket.off("close", go);
+        resume();
+      };
+      socket.on("drain", go);
+      socket.on("close", go);
+    },
+    end: () => {},
   };
 }

@@ -1,0 +1,199 @@
+// A Windows child's stdio on Node's own named pipes (js/src/helper/stream-pipes.js,
+// helper/windows/node_pipes.cpp) against node:child_process and the relay, in the same
+// run: the same bytes both ways, large payloads, ends, and a pipe that refuses clients
+// that are not the helper's.
+import { strict as assert } from "node:assert";
+import { spawn } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
+import net from "node:net";
+import { after, before, describe, test } from "node:test";
+import { ProcessHost } from "spawnhost";
+import { StreamPipeInbox } from "../../js/src/helper/stream-pipes.js";
+import { env, fixture, helperPath, once } from "./support/win.js";
+
+// The choice is read when the host's helper starts: info() starts it.
+async function hostWith(streams) {
+  process.env.SPAWNHOST_STREAMS = streams;
+  try {
+    const host = new ProcessHost({ helperPath, fallback: "error" });
+    await host.info();
+    return host;
+  } finally {
+    delete process.env.SPAWNHOST_STREAMS;
+  }
+}
+
+/** Everything a readable stream gives, as one Buffer. */
+async function bytesOf(stream) {
+  const chunks = [];
+  for await (const chunk of stream) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}
+
+const sha = (buffer) => createHash("sha256").update(buffer).digest("hex");
+
+describe("a Windows child's stdio on Node's own pipes", { timeout: 300_000 }, () => {
+  let relay, handover, ways;
+  before(async () => {
+    relay = await hostWith("relay");
+    handover = await hostWith("handover");
+    ways = {
+      child_process: async (...a) => spawn(...a),
+      relay: (...a) => relay.spawn(...a),
+      handover: (...a) => handover.spawn(...a),
+    };
+  });
+  after(async () => {
+    await relay?.shutdown();
+    await handover?.shutdown();
+  });
+
+  test("the streams are net.Sockets on the pipe as child_process's are; relayed ones are not", async () => {
+    for (const [name, launch] of Object.entries(ways)) {
+      const child = await launch(fixture, ["cat"], { env });
+      const sockets = [child.stdin, child.stdout, child.stderr].map((s) => s instanceof net.Socket);
+      assert.deepEqual(sockets, name === "relay" ? [false, false, false] : [true, true, true], name);
+      child.stdin.end();
+      assert.deepEqual(await once(child, "close"), [0, null], name);
+    }
+  });
+
+  test("bytes both ways: 8 MiB of random bytes through cat come back whole, in order", async () => {
+    const input = randomBytes(8 * 1024 * 1024);
+    const results = {};
+    for (const [name, launch] of Object.entries(ways)) {
+      const child = await launch(fixture, ["cat"], { env });
+      const output = bytesOf(child.stdout);
+      // In pieces of varied size, honouring 'drain'.
+      for (let at = 0, k = 0; at < input.length; k++) {
+        const size = [1, 4096, 65536, 300000][k % 4];
+        if (!child.stdin.write(input.subarray(at, at + size))) await once(child.stdin, "drain");
+        at += size;
+      }
+      child.stdin.end();
+      const [out, [code]] = await Promise.all([output, once(child, "close")]);
+      results[name] = { code, length: out.length, sha: sha(out) };
+    }
+    const expected = { code: 0, length: input.length, sha: sha(input) };
+    assert.deepEqual(results, { child_process: expected, relay: expected, handover: expected });
+  });
+
+  test("large output: 48 MiB on stdout, and stderr beside it, as child_process reads them", async () => {
+    const size = 48 * 1024 * 1024;
+    const results = {};
+    for (const [name, launch] of Object.entries(ways)) {
+      const big = await launch(fixture, ["out", String(size)], { env });
+      const [out, err] = await Promise.all([bytesOf(big.stdout), bytesOf(big.stderr), once(big, "close")]);
+      const small = await launch(fixture, ["err", "to stderr"], { env });
+      const [out2, err2] = await Promise.all([bytesOf(small.stdout), bytesOf(small.stderr), once(small, "close")]);
+      results[name] = { length: out.length, sha: sha(out), err: err.length, out2: out2.toString(), err2: err2.toString() };
+    }
+    assert.equal(results.child_process.length, size);
+    assert.deepEqual(results.relay, results.child_process);
+    assert.deepEqual(results.handover, results.child_process);
+  });
+
+  test("ends: stdin ended at once gives cat EOF; each output ends before 'close', after the last byte", async () => {
+    const results = {};
+    for (const [name, launch] of Object.entries(ways)) {
+      const child = await launch(fixture, ["cat"], { env });
+      const events = [];
+      child.stdout.on("end", () => events.push("stdout end"));
+      child.stderr.on("end", () => events.push("stderr end"));
+      child.stdout.resume();
+      child.stderr.resume();
+      child.stdin.end();
+      const [code] = await once(child, "close");
+      events.push("close");
+      results[name] = { code, ends: events.filter((e) => e !== "close").sort(), last: events.at(-1) };
+    }
+    const expected = { code: 0, ends: ["stderr end", "stdout end"], last: "close" };
+    assert.deepEqual(results, { child_process: expected, relay: expected, handover: expected });
+  });
+
+  test("a child that exits without reading: a write to its stdin ends as child_process's does, and nothing hangs", async () => {
+    const results = {};
+    for (const [name, launch] of Object.entries(ways)) {
+      const child = await launch(fixture, ["exit", "0"], { env });
+      child.stdout.resume();
+      child.stderr.resume();
+      await once(child, "exit");
+      // More than the pipe's buffer holds: the write cannot succeed by being buffered.
+      const written = new Promise((resolve) => {
+        const returned = child.stdin.write(Buffer.alloc(1 << 20), (error) => resolve({ returned, callback: error?.code ?? "ok" }));
+      });
+      const timedOut = new Promise((resolve) => setTimeout(resolve, 20_000, "no callback in 20 s"));
+      results[name] = await Promise.race([written, timedOut]);
+      await once(child, "close");
+    }
+    assert.equal(typeof results.child_process, "object", "child_process's write ended");
+    assert.equal(typeof results.relay, "object", "the relay's write ended");
+    assert.deepEqual(results.handover, results.child_process);
+  });
+});
+
+/** Each of `clients` is closed by the pipe within a few seconds, or the test fails. */
+async function closedSoon(clients) {
+  const results = await Promise.all(Object.entries(clients).map(([name, { closed }]) =>
+    Promise.race([closed.then(() => null), new Promise((resolve) => setTimeout(resolve, 5000, name)).then((n) => n)])));
+  assert.deepEqual(results.filter(Boolean), [], "clients the pipe took instead of closing");
+}
+
+describe("the stream pipe accepts only the helper's connections", { timeout: 60_000 }, () => {
+  test("foreign clients first (junk, a wrong secret, silence, a replay) are not taken; the launch's own are", async () => {
+    const name = `\\\\.\\pipe\\spawnhost-streams-test-${process.pid}-${randomBytes(8).toString("hex")}`;
+    const inbox = new StreamPipeInbox(name);
+    assert.equal(inbox.listening, true);
+    try {
+      const { stream_token: token } = inbox.launchOptions([1]);
+      assert.match(token, /^[0-9a-f]{32}$/);
+      const connect = (bytes) => {
+        const socket = net.connect(name);
+        socket.on("error", () => {});
+        const closed = once(socket, "close");
+        const data = [];
+        socket.on("data", (chunk) => data.push(chunk));
+        if (bytes !== null) socket.write(bytes);
+        return { socket, closed, data };
+      };
+      const junk = connect(Buffer.alloc(40, "z"));
+      const wrongSecret = connect(`${randomBytes(16).toString("hex")}1`);
+      const silent = connect(null);
+      const badFd = connect(`${token}2`);  // a valid secret, for an fd the launch does not pipe
+      await closedSoon({ junk, wrongSecret, badFd });
+      // The launch's own connection, with the child's first bytes right behind the prefix.
+      const own = connect(`${token}1first bytes`);
+      const claimed = new Promise((resolve, reject) => inbox.claim(1, 1, [1], (handles, first) => resolve({ handles, first }), () => reject(new Error("lost")), undefined, { stream_token: token }));
+      const { handles, first } = await claimed;
+      // Its end, as a launch's close says it, leaves what was taken alone.
+      inbox.released({ stream_token: token });
+      assert.deepEqual([...handles.keys()], [1]);
+      assert.equal(first.get(1).toString(), "first bytes");
+      // The handle is Node's end of that connection: what is written there reaches the client.
+      const adopted = new net.Socket({ handle: handles.get(1) });
+      adopted.write("to the child");
+      await new Promise((resolve) => own.socket.once("data", resolve));
+      assert.equal(Buffer.concat(own.data).toString(), "to the child");
+      // The secret is spent: the same prefix again is refused.
+      const replay = connect(`${token}1`);
+      await closedSoon({ replay });
+      assert.equal(silent.socket.destroyed, false, "a silent client waits for its timeout, and takes nothing");
+      for (const foreign of [junk, wrongSecret, badFd, replay]) assert.equal(Buffer.concat(foreign.data).length, 0);
+      adopted.destroy();
+      own.socket.destroy();
+      silent.socket.destroy();
+    } finally {
+      inbox.close();
+    }
+  });
+
+  test("a launch whose connections never come is not kept waiting by a foreign one: lost() for an unknown launch", async () => {
+    const inbox = new StreamPipeInbox(`\\\\.\\pipe\\spawnhost-streams-test-${process.pid}-${randomBytes(8).toString("hex")}`);
+    try {
+      const lost = await new Promise((resolve) => inbox.claim(1, 1, [0], () => resolve(false), () => resolve(true), undefined, { stream_token: "0".repeat(32) }));
+      assert.equal(lost, true);
+    } finally {
+      inbox.close();
+    }
+  });
+});
