@@ -84,15 +84,32 @@ function buildHelper(root) {
   }
 }
 
+// A mutant can leave processes behind its test run: a helper whose shutdown waits on a
+// launch the mutant broke, and that helper's children (a helper is in a process group
+// of its own, out of the run's). Every process of a run carries its mark in its
+// environment; what still carries it once the run has ended is killed, so that no
+// mutant's leftovers run beside later mutants or the steps after this script.
+const RUN_MARK = "SPAWNHOST_MUTANT_RUN";
+let runs = 0;
+function killStrays(runMark) {
+  const needle = `${RUN_MARK}=${runMark}\0`;
+  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+    let environ;
+    try { environ = readFileSync(`/proc/${pid}/environ`, "latin1"); } catch { continue; }
+    if (environ.includes(needle)) try { process.kill(Number(pid), "SIGKILL"); } catch { /* gone */ }
+  }
+}
+
 // Runs the mutant's tests; resolves with { code, failed: [test names], output }.
 function runTests(root, m, helperPath) {
   const argv = ["--test", "--test-concurrency=1", `--test-timeout=${TEST_TIMEOUT_MS}`, "--test-reporter=tap"];
   if (m.pattern) argv.push(`--test-name-pattern=${m.pattern}`);
   argv.push(...m.tests.map((t) => `tests/js/${t}`));
+  const runMark = `${process.pid}-${++runs}`;
   return new Promise((resolve) => {
     const child = spawn(process.execPath, argv, {
       cwd: root,
-      env: { ...process.env, SPAWNHOST_HELPER_PATH: helperPath, SPAWNHOST_TEST_MODES: m.modes ?? "helper", ...m.env },
+      env: { ...process.env, SPAWNHOST_HELPER_PATH: helperPath, SPAWNHOST_TEST_MODES: m.modes ?? "helper", ...m.env, [RUN_MARK]: runMark },
       stdio: ["ignore", "pipe", "pipe"],
       detached: true,
     });
@@ -102,6 +119,7 @@ function runTests(root, m, helperPath) {
     const timer = setTimeout(() => { try { process.kill(-child.pid, "SIGKILL"); } catch { /* gone */ } }, RUN_LIMIT_MS);
     child.on("close", (code, signal) => {
       clearTimeout(timer);
+      killStrays(runMark);
       // TAP reports a test before the suite around it: the first failure is the test.
       // A test file reported as a whole did not load or hung: that is no test catching it.
       const failed = [...output.matchAll(/^\s*not ok \d+ - (.*)$/gm)].map((match) => match[1].replace(/ # .*$/, ""))
