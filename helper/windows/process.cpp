@@ -27,6 +27,7 @@
 #include "windows/crt_descriptors.hpp"
 #include "windows/error_names.hpp"
 #include "windows/helper_job.hpp"
+#include "windows/launch_command.hpp"
 #include "windows/node_pipes.hpp"
 
 namespace spawnhost {
@@ -102,21 +103,6 @@ std::uint64_t micros_since(std::chrono::steady_clock::time_point t0) {
       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count());
 }
 
-std::wstring current_directory() {
-  const DWORD n = GetCurrentDirectoryW(0, nullptr);
-  std::wstring cwd(n, L'\0');
-  cwd.resize(GetCurrentDirectoryW(n, cwd.data()));
-  return cwd;
-}
-
-std::wstring helper_path_variable() {
-  const DWORD n = GetEnvironmentVariableW(L"PATH", nullptr, 0);
-  if (n == 0) return {};
-  std::wstring path(n, L'\0');
-  path.resize(GetEnvironmentVariableW(L"PATH", path.data(), n));
-  return path;
-}
-
 // The attribute list that limits inheritance to `handles`.
 struct handle_list {
   std::vector<HANDLE> handles;
@@ -144,24 +130,9 @@ struct handle_list {
 
 launched_process launch_process(const spawn_request& r, const launch_context& context) noexcept try {
   const auto& o = r.options;
-  // Since CVE-2024-27980 Node will not start a batch file without a shell: CreateProcess
-  // would run it through cmd.exe, whose parsing no quoting can make safe.
-  if (windows::is_batch_file(r.file)) return fail("spawn", std::make_error_code(std::errc::invalid_argument));
-  if (o.uid || o.gid) return fail("setuid", std::make_error_code(std::errc::not_supported));
-
-  const std::wstring cwd = o.cwd ? widen(*o.cwd) : current_directory();
-  std::wstring path;
-  if (o.env) path = windows::find_path_variable(*o.env).value_or(helper_path_variable());
-  else path = helper_path_variable();
-  const auto application = windows::search_path(widen(r.file), cwd, path);
-  if (!application) return fail("exec", std::make_error_code(std::errc::no_such_file_or_directory));
-
-  std::vector<std::string> argv;
-  argv.reserve(r.args.size() + 1);
-  argv.push_back(o.argv0.value_or(r.file));
-  argv.insert(argv.end(), r.args.begin(), r.args.end());
-  std::wstring command = windows::command_line(argv, o.windows_verbatim_arguments);
-  const std::wstring env = o.env ? windows::environment_block(*o.env) : std::wstring{};
+  windows::launch_command plan;
+  const char* stage = "spawn";
+  if (const auto ec = windows::plan_launch(r, plan, stage)) return fail(stage, ec);
 
   launched_process out;
   os_handle theirs[3];
@@ -221,9 +192,9 @@ launched_process launch_process(const spawn_request& r, const launch_context& co
 
   PROCESS_INFORMATION info{};
   const auto t0 = std::chrono::steady_clock::now();
-  const BOOL created = CreateProcessW(application->c_str(), command.data(), nullptr, nullptr, TRUE, flags,
-                                      env.empty() ? nullptr : const_cast<wchar_t*>(env.data()),
-                                      cwd.c_str(), &startup.StartupInfo, &info);
+  const BOOL created = CreateProcessW(plan.application.c_str(), plan.command.data(), nullptr, nullptr, TRUE, flags,
+                                      plan.environment.empty() ? nullptr : plan.environment.data(),
+                                      plan.cwd.c_str(), &startup.StartupInfo, &info);
   if (!created) {
     const DWORD e = GetLastError();
     // A missing cwd reads as ENOENT, like libuv; anything else by libuv's table.

@@ -3,85 +3,15 @@
 // socket, so that they run (and their mutant, tests/mutants.mjs) without wine. The
 // Windows suite runs them on a named pipe with the real helper
 // (tests/windows-node/stream-pipes.test.js).
-import { strict as assert } from "node:assert";
-import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
-import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, describe, test } from "node:test";
-import { StreamPipeInbox } from "../../js/src/helper/stream-pipes.js";
+import { after } from "node:test";
+import { describeStreamPipeChecks } from "./support/stream-pipe-checks.js";
 
 const dir = mkdtempSync(join(tmpdir(), "spawnhost-stream-pipes-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 let count = 0;
 const pipeName = () => join(dir, `pipe-${count++}`);
 
-/** The arguments of `emitter`'s next `event`. */
-const once = (emitter, event) => new Promise((resolve) => emitter.once(event, (...args) => resolve(args)));
-
-/** Each of `clients` is closed by the pipe within a few seconds, or the test fails. */
-async function closedSoon(clients) {
-  const results = await Promise.all(Object.entries(clients).map(([name, { closed }]) =>
-    Promise.race([closed.then(() => null), new Promise((resolve) => setTimeout(resolve, 5000, name)).then((n) => n)])));
-  assert.deepEqual(results.filter(Boolean), [], "clients the pipe took instead of closing");
-}
-
-describe("the stream pipe accepts only the helper's connections", { timeout: 60_000 }, () => {
-  test("foreign clients first (junk, a wrong secret, silence, a replay) are not taken; the launch's own are", async () => {
-    const name = pipeName();
-    const inbox = new StreamPipeInbox(name);
-    assert.equal(inbox.listening, true);
-    try {
-      const { stream_token: token } = inbox.launchOptions([1]);
-      assert.match(token, /^[0-9a-f]{32}$/);
-      const connect = (bytes) => {
-        const socket = net.connect(name);
-        socket.on("error", () => {});
-        const closed = once(socket, "close");
-        const data = [];
-        socket.on("data", (chunk) => data.push(chunk));
-        if (bytes !== null) socket.write(bytes);
-        return { socket, closed, data };
-      };
-      const junk = connect(Buffer.alloc(40, "z"));
-      const wrongSecret = connect(`${randomBytes(16).toString("hex")}1`);
-      const silent = connect(null);
-      const badFd = connect(`${token}2`);  // a valid secret, for an fd the launch does not pipe
-      await closedSoon({ junk, wrongSecret, badFd });
-      // The launch's own connection, with the child's first bytes right behind the prefix.
-      const own = connect(`${token}1first bytes`);
-      const claimed = new Promise((resolve, reject) => inbox.claim(1, 1, [1], (handles, first) => resolve({ handles, first }), () => reject(new Error("lost")), undefined, { stream_token: token }));
-      const { handles, first } = await claimed;
-      // Its end, as a launch's close says it, leaves what was taken alone.
-      inbox.released({ stream_token: token });
-      assert.deepEqual([...handles.keys()], [1]);
-      assert.equal(first.get(1).toString(), "first bytes");
-      // The handle is Node's end of that connection: what is written there reaches the client.
-      const adopted = new net.Socket({ handle: handles.get(1) });
-      adopted.write("to the child");
-      await new Promise((resolve) => own.socket.once("data", resolve));
-      assert.equal(Buffer.concat(own.data).toString(), "to the child");
-      // The secret is spent: the same prefix again is refused.
-      const replay = connect(`${token}1`);
-      await closedSoon({ replay });
-      assert.equal(silent.socket.destroyed, false, "a silent client waits for its timeout, and takes nothing");
-      for (const foreign of [junk, wrongSecret, badFd, replay]) assert.equal(Buffer.concat(foreign.data).length, 0);
-      adopted.destroy();
-      own.socket.destroy();
-      silent.socket.destroy();
-    } finally {
-      inbox.close();
-    }
-  });
-
-  test("a launch whose connections never come is not kept waiting by a foreign one: lost() for an unknown launch", async () => {
-    const inbox = new StreamPipeInbox(pipeName());
-    try {
-      const lost = await new Promise((resolve) => inbox.claim(1, 1, [0], () => resolve(false), () => resolve(true), undefined, { stream_token: "0".repeat(32) }));
-      assert.equal(lost, true);
-    } finally {
-      inbox.close();
-    }
-  });
-});
+describeStreamPipeChecks(pipeName);

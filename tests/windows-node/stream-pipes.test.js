@@ -8,7 +8,7 @@ import { createHash, randomBytes } from "node:crypto";
 import net from "node:net";
 import { after, before, describe, test } from "node:test";
 import { ProcessHost } from "spawnhost";
-import { StreamPipeInbox } from "../../js/src/helper/stream-pipes.js";
+import { describeStreamPipeChecks } from "../js/support/stream-pipe-checks.js";
 import { env, fixture, helperPath, once } from "./support/win.js";
 
 // The choice is read when the host's helper starts: info() starts it.
@@ -132,68 +132,6 @@ describe("a Windows child's stdio on Node's own pipes", { timeout: 300_000 }, ()
   });
 });
 
-/** Each of `clients` is closed by the pipe within a few seconds, or the test fails. */
-async function closedSoon(clients) {
-  const results = await Promise.all(Object.entries(clients).map(([name, { closed }]) =>
-    Promise.race([closed.then(() => null), new Promise((resolve) => setTimeout(resolve, 5000, name)).then((n) => n)])));
-  assert.deepEqual(results.filter(Boolean), [], "clients the pipe took instead of closing");
-}
-
-describe("the stream pipe accepts only the helper's connections", { timeout: 60_000 }, () => {
-  test("foreign clients first (junk, a wrong secret, silence, a replay) are not taken; the launch's own are", async () => {
-    const name = `\\\\.\\pipe\\spawnhost-streams-test-${process.pid}-${randomBytes(8).toString("hex")}`;
-    const inbox = new StreamPipeInbox(name);
-    assert.equal(inbox.listening, true);
-    try {
-      const { stream_token: token } = inbox.launchOptions([1]);
-      assert.match(token, /^[0-9a-f]{32}$/);
-      const connect = (bytes) => {
-        const socket = net.connect(name);
-        socket.on("error", () => {});
-        const closed = once(socket, "close");
-        const data = [];
-        socket.on("data", (chunk) => data.push(chunk));
-        if (bytes !== null) socket.write(bytes);
-        return { socket, closed, data };
-      };
-      const junk = connect(Buffer.alloc(40, "z"));
-      const wrongSecret = connect(`${randomBytes(16).toString("hex")}1`);
-      const silent = connect(null);
-      const badFd = connect(`${token}2`);  // a valid secret, for an fd the launch does not pipe
-      await closedSoon({ junk, wrongSecret, badFd });
-      // The launch's own connection, with the child's first bytes right behind the prefix.
-      const own = connect(`${token}1first bytes`);
-      const claimed = new Promise((resolve, reject) => inbox.claim(1, 1, [1], (handles, first) => resolve({ handles, first }), () => reject(new Error("lost")), undefined, { stream_token: token }));
-      const { handles, first } = await claimed;
-      // Its end, as a launch's close says it, leaves what was taken alone.
-      inbox.released({ stream_token: token });
-      assert.deepEqual([...handles.keys()], [1]);
-      assert.equal(first.get(1).toString(), "first bytes");
-      // The handle is Node's end of that connection: what is written there reaches the client.
-      const adopted = new net.Socket({ handle: handles.get(1) });
-      adopted.write("to the child");
-      await new Promise((resolve) => own.socket.once("data", resolve));
-      assert.equal(Buffer.concat(own.data).toString(), "to the child");
-      // The secret is spent: the same prefix again is refused.
-      const replay = connect(`${token}1`);
-      await closedSoon({ replay });
-      assert.equal(silent.socket.destroyed, false, "a silent client waits for its timeout, and takes nothing");
-      for (const foreign of [junk, wrongSecret, badFd, replay]) assert.equal(Buffer.concat(foreign.data).length, 0);
-      adopted.destroy();
-      own.socket.destroy();
-      silent.socket.destroy();
-    } finally {
-      inbox.close();
-    }
-  });
-
-  test("a launch whose connections never come is not kept waiting by a foreign one: lost() for an unknown launch", async () => {
-    const inbox = new StreamPipeInbox(`\\\\.\\pipe\\spawnhost-streams-test-${process.pid}-${randomBytes(8).toString("hex")}`);
-    try {
-      const lost = await new Promise((resolve) => inbox.claim(1, 1, [0], () => resolve(false), () => resolve(true), undefined, { stream_token: "0".repeat(32) }));
-      assert.equal(lost, true);
-    } finally {
-      inbox.close();
-    }
-  });
-});
+// Who may connect: the checks tests/js/stream-pipes.test.js runs on a Unix socket, here
+// on named pipes.
+describeStreamPipeChecks(() => `\\\\.\\pipe\\spawnhost-streams-test-${process.pid}-${randomBytes(8).toString("hex")}`);

@@ -22,6 +22,7 @@
 #include "pty/terminal.hpp"
 #include "windows/command_line.hpp"
 #include "windows/helper_job.hpp"
+#include "windows/launch_command.hpp"
 #include "windows/pty/pseudo_console.hpp"
 
 #ifndef PROC_THREAD_ATTRIBUTE_PSEUDOCONSOLE
@@ -57,21 +58,6 @@ std::error_code make_console_pipe(bool host_reads, os_handle& ours, os_handle& h
   return {};
 }
 
-std::wstring environment_variable(const wchar_t* name) {
-  const DWORD n = GetEnvironmentVariableW(name, nullptr, 0);
-  if (n == 0) return {};
-  std::wstring value(n, L'\0');
-  value.resize(GetEnvironmentVariableW(name, value.data(), n));
-  return value;
-}
-
-std::wstring current_directory() {
-  const DWORD n = GetCurrentDirectoryW(0, nullptr);
-  std::wstring cwd(n, L'\0');
-  cwd.resize(GetCurrentDirectoryW(n, cwd.data()));
-  return cwd;
-}
-
 // The attribute list holding the console.
 struct console_attribute {
   std::vector<char> storage;
@@ -98,24 +84,15 @@ struct console_attribute {
 launched_process launch_terminal(const spawn_request& r, const launch_context&) noexcept try {
   const auto& o = r.options;
   if (!windows::conpty::available()) return fail("pty", std::make_error_code(std::errc::not_supported));
-  // As for every Windows child: no batch file without a shell (CVE-2024-27980), no uid.
-  if (windows::is_batch_file(r.file)) return fail("spawn", std::make_error_code(std::errc::invalid_argument));
-  if (o.uid || o.gid) return fail("setuid", std::make_error_code(std::errc::not_supported));
   // The relay's two ends are the terminal; Node never holds a console's pipes itself.
   if (o.stdio[0] != protocol::stdio_kind::pipe || o.stdio[1] != protocol::stdio_kind::pipe)
     return fail("pty", std::make_error_code(std::errc::invalid_argument));
 
-  const std::wstring cwd = o.cwd ? windows::widen(*o.cwd) : current_directory();
-  std::wstring path = environment_variable(L"PATH");
-  if (o.env) path = windows::find_path_variable(*o.env).value_or(path);
-  const auto application = windows::search_path(windows::widen(r.file), cwd, path);
-  if (!application) return fail("exec", std::make_error_code(std::errc::no_such_file_or_directory));
-  std::vector<std::string> argv;
-  argv.reserve(r.args.size() + 1);
-  argv.push_back(o.argv0.value_or(r.file));
-  argv.insert(argv.end(), r.args.begin(), r.args.end());
-  std::wstring command = windows::command_line(argv, o.windows_verbatim_arguments);
-  const std::wstring env = o.env ? windows::environment_block(*o.env) : std::wstring{};
+  // As for every Windows child: no batch file without a shell (CVE-2024-27980), no uid,
+  // the program found and quoted as libuv does.
+  windows::launch_command plan;
+  const char* stage = "spawn";
+  if (const auto ec = windows::plan_launch(r, plan, stage)) return fail(stage, ec);
 
   // Declared before `out`: on a failure below, our pipe ends (in `out`) close first, so
   // that closing the console never waits for output nobody will read.
@@ -139,8 +116,8 @@ launched_process launch_terminal(const spawn_request& r, const launch_context&) 
 
   PROCESS_INFORMATION info{};
   const auto t0 = std::chrono::steady_clock::now();
-  if (!CreateProcessW(application->c_str(), command.data(), nullptr, nullptr, FALSE, flags,
-                      env.empty() ? nullptr : const_cast<wchar_t*>(env.data()), cwd.c_str(), &startup.StartupInfo, &info)) {
+  if (!CreateProcessW(plan.application.c_str(), plan.command.data(), nullptr, nullptr, FALSE, flags,
+                      plan.environment.empty() ? nullptr : plan.environment.data(), plan.cwd.c_str(), &startup.StartupInfo, &info)) {
     const DWORD e = GetLastError();
     return fail("exec", win32_error(e == ERROR_DIRECTORY ? ERROR_PATH_NOT_FOUND : e));  // as process.cpp
   }

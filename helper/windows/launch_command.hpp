@@ -1,0 +1,25 @@
+// What CreateProcessW is given for one launch, shared by every kind of Windows child
+// (windows/process.cpp, windows/pty/launch_terminal.cpp): the program found on PATH as
+// libuv finds it, the quoted command line, the working directory and the environment
+// block. One place, so a terminal's child is found and quoted as any other child.
+#pragma once
+#include <string>
+#include <system_error>
+
+#include "process.hpp"
+
+namespace spawnhost::windows {
+
+struct launch_command {
+  std::wstring application;  // the program's full path, as search_path found it
+  std::wstring command;      // argv0 and the arguments, quoted (or verbatim)
+  std::wstring cwd;          // the request's cwd, else the helper's own
+  std::wstring environment;  // a CreateProcessW block; empty: the helper's environment
+};
+
+// The refusals every Windows child shares, each with the stage Node reports it at:
+// a batch file without a shell ("spawn", EINVAL: CVE-2024-27980), uid/gid ("setuid",
+// ENOTSUP), a program not found ("exec", ENOENT). `stage` is a string literal.
+std::error_code plan_launch(const spawn_request& r, launch_command& out, const char*& stage);
+
+}  // namespace spawnhost::windows
