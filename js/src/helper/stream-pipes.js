@@ -26,13 +26,11 @@ const PREFIX_WAIT_MS = 10000;
 // Instances of the pipe waiting for a client. The helper connects a launch's stdio
 // before it creates the process, and takes an instance Node's thread need not be free
 // for; Node makes another as it accepts one. A thread blocked in a synchronous call
-// (the pid read right after spawn(), docs/sync.md) accepts none meanwhile, so a loop
-// of spawn() and pid reads in one tick uses one instance per piped fd of every launch
-// in it: libuv's 4 stalled the second launch of three pipes until the helper gave up
-// on it (30 s), 48 the seventeenth (tests/windows-node/stream-pipes-burst.test.js).
-// 192 take 64 such launches of three pipes; past them a launch waits for Node's
-// thread, up to those 30 s. Made once, at the helper's start.
-const PENDING_INSTANCES = 192;
+// (the pid read right after spawn(), docs/sync.md) accepts none meanwhile: libuv's 4
+// would stall the second launch of three pipes until that call gave up. 48 let every
+// launch the helper runs at once by default (16 launch threads, 3 pipes each) connect.
+// A loop of more spawn() and pid reads in one tick is a known bug (docs/architecture.md).
+const PENDING_INSTANCES = 48;
 
 /**
  * How a Windows helper started here carries its children's stdio: "handover" (this
