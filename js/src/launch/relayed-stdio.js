@@ -118,16 +118,7 @@ function writableSink(stdin) {
   const dead = () => failed || stdin.destroyed || stdin.writableEnded;
   return {
     write: (chunk) => dead() || stdin.write(chunk),
-    onRoom: (resume) => {
-      if (dead()) return resume();
-      const go = () => {
-        stdin.off("drain", go);
-        stdin.off("close", go);
-        resume();
-      };
-      stdin.on("drain", go);
-      stdin.on("close", go);
-    },
+    onRoom: (resume) => whenRoom(stdin, dead, resume),
     end: () => {
       if (!dead()) stdin.end();
     },
@@ -157,6 +148,19 @@ function carry(fd, socket, flows, pipe) {
   socket.once("close", () => pipe.destroy());
 }
 
+// Calls `resume` once `stream` has room again ('drain') or is gone ('close'); at once
+// when it is dead already. The one wait of both sinks.
+function whenRoom(stream, dead, resume) {
+  if (dead()) return resume();
+  const go = () => {
+    stream.off("drain", go);
+    stream.off("close", go);
+    resume();
+  };
+  stream.on("drain", go);
+  stream.on("close", go);
+}
+
 function pump(from, sink, { ends = true } = {}) {
   from.on("error", () => {});
   from.on("data", (chunk) => {
@@ -172,16 +176,7 @@ function socketSink(socket) {
   const dead = () => socket.destroyed || socket.writableEnded;
   return {
     write: (chunk) => dead() || socket.write(chunk),
-    onRoom: (resume) => {
-      if (dead()) return resume();
-      const go = () => {
-        socket.off("drain", go);
-        socket.off("close", go);
-        resume();
-      };
-      socket.on("drain", go);
-      socket.on("close", go);
-    },
+    onRoom: (resume) => whenRoom(socket, dead, resume),
     end: () => {},
   };
 }
