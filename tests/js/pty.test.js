@@ -126,6 +126,20 @@ describe("spawnhost/pty", { skip: ptySkip }, () => {
     }
   });
 
+  test("what the child wrote before it exited arrives whole, though Node read none of it until then", async () => {
+    // Node's thread is held while the child writes 6000 bytes (more than one read of the
+    // master gives, less than the terminal holds) and exits: Node's first read then
+    // comes after the hang-up and is short, which libuv takes for the end (master.js).
+    // Whatever reads the master, none is lost.
+    const term = shell("echo ready; sleep 0.3; head -c 6000 /dev/zero | tr '\\0' y; echo; echo end");
+    const done = untilExit(term);
+    await waitFor(term, /ready/);
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1500);
+    const { out } = await done;
+    assert.equal(out.length, "ready\r\n".length + 6000 + "\r\nend\r\n".length);
+    assert.ok(out.endsWith("y\r\nend\r\n"));
+  });
+
   test("with handleFlowControl, XOFF and XON pause and resume instead of reaching the child", async () => {
     const term = pty.spawn(process.execPath, [fixture("pty-raw-keys.mjs")], { handleFlowControl: true });
     const done = untilExit(term);
