@@ -684,6 +684,16 @@ export const mutants = [
     pattern: "stopped helper holds no execFileSync",
   },
   {
+    name: "a blocking call's timeout counts from the call, not the child's start",
+    breaks: "spawnSync with a short timeout, its launch slow and its helper slow to answer, is ETIMEDOUT before its child exists, where Node (its timer started after uv_spawn) gives ENOENT",
+    edits: [
+      { file: "js/src/sync/launch.js", find: "  const wait = { deadline: Infinity };", replace: "  const wait = { deadline: request.timeout > 0 ? performance.now() + request.timeout : Infinity };" },
+      { file: "js/src/sync/launch.js", find: "        if (request.timeout > 0) wait.deadline = performance.now() + request.timeout;\n", replace: "" },
+    ],
+    tests: ["sync-channel.test.js"],
+    pattern: "counts from the child's start",
+  },
+  {
     name: "the blocking call after a stopped helper fails",
     breaks: "the call after one that gave up on a stopped helper throws HelperExitedError instead of running on a fresh helper",
     edits: [{ file: "js/src/host/backend-helper.js", find: "if (!error?.hung) throw error;", replace: "throw error;" }],

@@ -188,6 +188,36 @@ test("a stopped helper holds no execFileSync past its timeout: Node's ETIMEDOUT,
   assert.ok(freshHelper, "the next call ran on a fresh helper");
 });
 
+test("a blocking call's timeout counts from the child's start, as Node's: a slow launch of a slow helper is not ETIMEDOUT", () => {
+  // Every launch holds the helper's thread 400 ms before the OS call (a slow
+  // CreateProcessW), longer than each call's timeout: Node's timer starts after uv_spawn.
+  // During the first, the helper is also stopped for 400 ms (starved, as under wine at a
+  // high load): past the call's 1 ms it cannot answer the ping, and that must not end
+  // a call whose child does not exist yet.
+  const run = runNode(`
+    import * as nodeChildProcess from "node:child_process";
+    import { spawnSync } from "spawnhost/child_process";
+    import { sharedHost } from "./js/src/drop-in/shared-host.js";
+    const calls = (spawnSync, beforeFirst = () => {}) => {
+      beforeFirst();
+      const missing = spawnSync("not_a_real_command", { timeout: 1 });
+      const quick = spawnSync("sh", ["-c", "echo ok"], { timeout: 200, encoding: "utf8" });
+      return { missing: missing.error?.code, quick: [quick.status, quick.signal, quick.stdout, quick.error?.code ?? null] };
+    };
+    const node = calls(nodeChildProcess.spawnSync);
+    spawnSync("true"); // the sync channel open, its hello heard
+    const { helperPid } = await sharedHost().info();
+    const started = performance.now();
+    const ours = calls(spawnSync, () => nodeChildProcess.spawn("sh", ["-c", "sleep 0.05; kill -STOP " + helperPid + "; sleep 0.4; kill -CONT " + helperPid], { stdio: "ignore" }));
+    console.log(JSON.stringify({ node, ours, ms: performance.now() - started }));
+  `, { env: { SPAWNHOST_HELPER_BENCH_LAUNCH_DELAY_MS: "400" } });
+  assert.equal(run.status, 0, run.stderr);
+  const { node, ours, ms } = JSON.parse(run.stdout.trim().split("\n").at(-1));
+  assert.deepEqual(node, { missing: "ENOENT", quick: [0, null, "ok\n", null] });
+  assert.deepEqual(ours, node);
+  assert.ok(ms >= 800, `both launches went through the slow helper (${Math.round(ms)} ms)`);
+});
+
 test("a stopped helper cannot hold a call without a timeout either", async () => {
   const host = new ProcessHost({ fallback: "error", helperTimeoutMs: 300 });
   const { helperPid } = await host.info();

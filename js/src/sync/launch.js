@@ -83,8 +83,11 @@ export function spawnSyncThroughHelper(sync, request) {
   // Past maxBuffer, output that was already on its way is dropped, as Node stops reading.
   let discarding = false;
   // The helper must answer soon after the call's own timeout (it kills the child then):
-  // one that does not (stopped, say) cannot hold the call past it (timedOutHere).
-  const wait = { deadline: request.timeout > 0 ? performance.now() + request.timeout : Infinity };
+  // one that does not (stopped, say) cannot hold the call past it (timedOutHere). The
+  // timeout counts from the child's start, as Node's timer starts once uv_spawn returned:
+  // a slow CreateProcessW, or a launch that fails, is never ETIMEDOUT. Until then only
+  // the helper's liveness (answerMs) bounds the wait, as nothing bounds uv_spawn.
+  const wait = { deadline: Infinity };
   while (owed > 0 || (started && !inputSettled())) {
     const message = sync.receive(wait);
     if (message === null) return timedOutHere(request, killSignal, pid, exit, output);
@@ -95,6 +98,7 @@ export function spawnSyncThroughHelper(sync, request) {
       case "spawned":
         pid = values[1];
         started = true;
+        if (request.timeout > 0) wait.deadline = performance.now() + request.timeout;
         break;
       case "spawn_error":
         return startFailed(request, values[1]);
