@@ -137,19 +137,19 @@ export class SyncChannel {
    * Waits for the helper's next message. The helper must stay alive meanwhile: after
    * answerMs of silence it is asked for a pong, which must come within answerMs. From
    * `deadline` on (a performance.now() time: the call's own timeout) the helper should
-   * be ending the child: it is asked as soon as it has been silent LATE_ANSWER_MS, and
-   * when that ping goes unanswered as long, the wait ends with null (the caller ends
-   * the call; the ping stays owed, for the next call's open()). Throws when the helper
-   * is gone, hung or broke the protocol; the channel is then unusable, and its owner
-   * was told (onFault).
-   * @param {{ deadline?: number }} [wait]
+   * be ending the child: it is asked as soon as it has been silent `lateAnswerMs`
+   * (LATE_ANSWER_MS unless given; at most half of answerMs), and when that ping goes
+   * unanswered as long, the wait ends with null (the caller ends the call; the ping
+   * stays owed, for the next call's open()). Throws when the helper is gone, hung or
+   * broke the protocol; the channel is then unusable, and its owner was told (onFault).
+   * @param {{ deadline?: number, lateAnswerMs?: number }} [wait]
    * @returns {{ name: string, values: unknown[] } | null}
    */
   receive(wait = {}) {
     if (this.#broken) throw this.#broken;
     const message = this.#nextFrame((now) => {
       const late = now >= (wait.deadline ?? Infinity);
-      const quietMs = late ? Math.min(LATE_ANSWER_MS, this.#answerMs) : this.#answerMs;
+      const quietMs = late ? Math.min(wait.lateAnswerMs ?? LATE_ANSWER_MS, this.#answerMs / 2) : this.#answerMs;
       if (this.#pingSentAt !== null) {
         if (late && now - this.#pingSentAt >= quietMs) return GAVE_UP;
         this.#hungAfterPing(now);

@@ -84,10 +84,13 @@ export function spawnSyncThroughHelper(sync, request) {
   let discarding = false;
   // The helper must answer soon after the call's own timeout (it kills the child then):
   // one that does not (stopped, say) cannot hold the call past it (timedOutHere). The
-  // timeout counts from the child's start, as Node's timer starts once uv_spawn returned:
-  // a slow CreateProcessW, or a launch that fails, is never ETIMEDOUT. Until then only
-  // the helper's liveness (answerMs) bounds the wait, as nothing bounds uv_spawn.
-  const wait = { deadline: Infinity };
+  // timeout counts from the child's start, as Node's timer starts once uv_spawn returned.
+  // Before it, the helper may be slow in creating the child (CreateProcessW under
+  // antivirus, or wine at a high load): past the timeout it is given half its liveness
+  // limit, not LATE_ANSWER_MS, to answer a ping, so a slow launch is not ETIMEDOUT
+  // (Node gives ENOENT for a missing program whatever the timeout), while a helper
+  // stopped before it started the child still cannot hold the call much longer.
+  const wait = { deadline: request.timeout > 0 ? performance.now() + request.timeout : Infinity, lateAnswerMs: Infinity };
   while (owed > 0 || (started && !inputSettled())) {
     const message = sync.receive(wait);
     if (message === null) return timedOutHere(request, killSignal, pid, exit, output);
@@ -99,6 +102,7 @@ export function spawnSyncThroughHelper(sync, request) {
         pid = values[1];
         started = true;
         if (request.timeout > 0) wait.deadline = performance.now() + request.timeout;
+        wait.lateAnswerMs = undefined;
         break;
       case "spawn_error":
         return startFailed(request, values[1]);
