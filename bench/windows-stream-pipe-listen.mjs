@@ -3,7 +3,7 @@
 // each launch with piped stdio listens on a named pipe with one instance per piped fd,
 // in its spawn() call. Timed here: making that pipe for 3 fds (launchOptions) and
 // closing it (discard), against the spawn() call of node:child_process with 3 pipes
-// (CreateNamedPipe x3 and CreateProcess on this thread), in the same run. Medians of
+// (CreateNamedPipe x3 and CreateProcess on this thread, one child at a time), in the same run. Medians of
 // rounds, µs per launch, and the ratio of the pipe to child_process's spawn() call.
 //   wine node.exe bench/windows-stream-pipe-listen.mjs [--launches 200] [--rounds 5] [--fixture PATH]
 import { spawn } from "node:child_process";
@@ -36,18 +36,17 @@ function pipeRound() {
   return us;
 }
 
+// One child at a time, so that the call is not slowed by many children running.
 async function childProcessRound() {
   let total = 0n;
-  const closed = [];
   for (let i = 0; i < launches; i++) {
     const started = process.hrtime.bigint();
     const child = spawn(fixture, ["exit", "0"]);
     total += process.hrtime.bigint() - started;
     child.stdout.resume();
     child.stderr.resume();
-    closed.push(new Promise((resolve) => child.on("close", resolve)));
+    await new Promise((resolve) => child.on("close", resolve));
   }
-  await Promise.all(closed);
   return Number(total) / 1000 / launches;
 }
 
