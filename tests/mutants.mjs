@@ -881,7 +881,7 @@ export const mutants = [
   {
     name: "stream pipe of a launch kept open after its connections came",
     breaks: "a launch's pipe stays listening once its stdio connected: a replay still reaches Node, and a pipe server per launch is left behind",
-    edits: [{ file: "js/src/helper/stream-pipes.js", find: "      if (launch.fds.size === launch.expected.size) launch.server.close();\n", replace: "" }],
+    edits: [{ file: "js/src/helper/stream-pipes.js", find: "      if (launch.fds.size === launch.expected.size) this.#closePipe(launch.server);\n", replace: "" }],
     tests: ["stream-pipes.test.js"],
     pattern: "foreign clients first",
   },

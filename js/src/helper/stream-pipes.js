@@ -74,6 +74,8 @@ export class StreamPipeInbox {
   #server;
   /** @type {Map<string, { expected: Set<number>, fds: Map<number, { handle: object, rest: Buffer }>, claim: object|null, server: net.Server }>} by token */
   #launches = new Map();
+  /** The launches' pipe servers still open. */
+  #launchPipes = new Set();
   #closed = false;
 
   constructor(name) {
@@ -97,6 +99,7 @@ export class StreamPipeInbox {
     // A connection to this pipe is this launch's or nobody's.
     const server = listenOn(`${this.name}-${id}`, fds.length, (socket) => this.#accepted(socket, token));
     if (!server) throw Object.assign(new Error(`the stream pipe of launch ${id} could not be made`), { code: "EADDRINUSE", stage: "pipe" });
+    this.#launchPipes.add(server);
     this.#launches.set(token, { expected: new Set(fds), fds: new Map(), claim: null, server });
     return { stream_token: token };
   }
@@ -115,7 +118,7 @@ export class StreamPipeInbox {
 
   /** How many launches' pipes still listen (a test's view: each closes once its connections came). */
   launchPipesOpen() {
-    return [...this.#launches.values()].filter(({ server }) => server.listening).length;
+    return [...this.#launchPipes].filter((server) => server.listening).length;
   }
 
   /** Windows Node cannot send a pipe to the helper (launch/given-stdio.js). */
@@ -131,7 +134,7 @@ export class StreamPipeInbox {
     const launch = this.#launches.get(options?.stream_token);
     if (!launch) return;
     this.#launches.delete(options.stream_token);
-    launch.server.close();
+    this.#closePipe(launch.server);
     for (const { handle } of launch.fds.values()) handle.close();
   }
 
@@ -146,10 +149,15 @@ export class StreamPipeInbox {
     this.#closed = true;
     this.#server?.close();
     for (const launch of this.#launches.values()) {
-      launch.server.close();
+      this.#closePipe(launch.server);
       for (const { handle } of launch.fds.values()) handle.close();
     }
     this.#launches.clear();
+  }
+
+  #closePipe(server) {
+    server.close();
+    this.#launchPipes.delete(server);
   }
 
   // A connection to launch `token`'s pipe says it is that launch's, and which fd, before
@@ -181,7 +189,7 @@ export class StreamPipeInbox {
       socket.destroy();
       launch.fds.set(fd, { handle, rest: bytes.subarray(PREFIX_LENGTH) });
       // All its connections came: the launch's pipe takes no more.
-      if (launch.fds.size === launch.expected.size) launch.server.close();
+      if (launch.fds.size === launch.expected.size) this.#closePipe(launch.server);
       this.#tryComplete(token);
     };
     socket.on("data", onData);
