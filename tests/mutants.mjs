@@ -885,4 +885,11 @@ export const mutants = [
     tests: ["stream-pipes.test.js"],
     pattern: "foreign clients first",
   },
+  {
+    name: "stream pipe of a waiting launch left open when the helper goes",
+    breaks: "the helper's end leaves the pipes of launches whose connections never came listening, one server each",
+    edits: [{ file: "js/src/helper/stream-pipes.js", find: "      this.#closePipe(launch.server);\n      for (const { handle } of launch.fds.values()) handle.close();\n", replace: "      for (const { handle } of launch.fds.values()) handle.close();\n" }],
+    tests: ["stream-pipes.test.js"],
+    pattern: "foreign clients first",
+  },
 ];
