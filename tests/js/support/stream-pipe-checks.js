@@ -25,6 +25,8 @@ export function describeStreamPipeChecks(pipeName) {
       const name = pipeName();
       const inbox = new StreamPipeInbox(name);
       assert.equal(inbox.listening, true);
+      // Closed whatever the outcome, so that a failed check ends the file at once.
+      const opened = [];
       try {
         const { stream_token: token } = inbox.launchOptions([1, 2], 7);
         const other = inbox.launchOptions([1], 8).stream_token;
@@ -33,6 +35,7 @@ export function describeStreamPipeChecks(pipeName) {
         const launchPipe = `${name}-7`;
         const connect = (bytes, to = launchPipe) => {
           const socket = net.connect(to);
+          opened.push(socket);
           socket.on("error", () => {});
           const closed = once(socket, "close");
           const data = [];
@@ -59,6 +62,7 @@ export function describeStreamPipeChecks(pipeName) {
         assert.equal(first.has(2), false);
         // The handle is Node's end of that connection: what is written there reaches the client.
         const adopted = new net.Socket({ handle: handles.get(1) });
+        opened.push(adopted, { destroy: () => handles.get(2).close() });
         adopted.write("to the child");
         await new Promise((resolve) => own.socket.once("data", resolve));
         assert.equal(Buffer.concat(own.data).toString(), "to the child");
@@ -66,11 +70,9 @@ export function describeStreamPipeChecks(pipeName) {
         assert.equal(inbox.launchPipesOpen(), 1, "only launch 8's pipe is left");
         assert.equal(silent.socket.destroyed, false, "a silent client waits for its timeout, and takes nothing");
         for (const foreign of [junk, wrongSecret, badFd, otherLaunch, atHelper]) assert.equal(Buffer.concat(foreign.data).length, 0);
-        adopted.destroy();
-        handles.get(2).close();
-        for (const client of [own, own2, silent]) client.socket.destroy();
       } finally {
         inbox.close();
+        for (const socket of opened) socket.destroy();
       }
       assert.equal(inbox.launchPipesOpen(), 0, "the helper's end closes every launch's pipe");
     });
