@@ -12,8 +12,10 @@ import { test } from "node:test";
 import { runNode } from "./support/win.js";
 
 const LAUNCHES = 40;
-// The helper's wait for a busy pipe polls every second: a pid read that long waited.
-const HELPER_WAIT_MS = 1000;
+// A launch that finds no instance waits in the helper until one comes (WaitNamedPipeW, 1 s
+// at a time), and none comes while Node's thread is blocked: 30 s, the helper's limit.
+// Well under that, well over a pid read's tens of ms under wine at load 5.
+const HELPER_WAIT_MS = 5000;
 
 test(`${LAUNCHES} spawn() + pid reads in one tick: all run at once, with their output, as child_process's`, { timeout: 150_000 }, async () => {
   const { code, signal, stdout, stderr } = await runNode([join(import.meta.dirname, "support/burst-app.mjs"), String(LAUNCHES)], { timeout: 90_000 });
