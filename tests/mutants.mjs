@@ -870,15 +870,22 @@ export const mutants = [
   // Issue 32: the Windows hand-over's pipe takes only the helper's connections.
   {
     name: "stream pipe takes a connection without the launch's secret",
-    breaks: "any client that connects to the Windows stream pipe by name is taken as a launch's stdio",
-    edits: [{ file: "js/src/helper/stream-pipes.js", find: "const launch = this.#closed ? undefined : this.#launches.get(bytes.toString(\"latin1\", 0, TOKEN_LENGTH));", replace: "const launch = this.#closed ? undefined : this.#launches.values().next().value;" }],
+    breaks: "any client that connects to a launch's Windows stream pipe by name is taken as its stdio",
+    edits: [{ file: "js/src/helper/stream-pipes.js", find: "const launch = this.#closed || bytes.toString(\"latin1\", 0, TOKEN_LENGTH) !== token ? undefined : this.#launches.get(token);", replace: "const launch = this.#closed ? undefined : this.#launches.get(token);" }],
     tests: ["stream-pipes.test.js"],
     pattern: "foreign clients first",
   },
   {
-    name: "stream pipe secret used twice",
-    breaks: "a launch's secret still opens the stream pipe after its connections came (a replay is taken)",
-    edits: [{ file: "js/src/helper/stream-pipes.js", find: "    this.#launches.delete(token);\n", replace: "" }],
+    name: "stream pipe of a launch kept open after its connections came",
+    breaks: "a launch's pipe stays listening once its stdio connected: a replay still reaches Node, and a pipe server per launch is left behind",
+    edits: [{ file: "js/src/helper/stream-pipes.js", find: "      if (launch.fds.size === launch.expected.size) this.#closePipe(launch.server);\n", replace: "" }],
+    tests: ["stream-pipes.test.js"],
+    pattern: "foreign clients first",
+  },
+  {
+    name: "stream pipe of a waiting launch left open when the helper goes",
+    breaks: "the helper's end leaves the pipes of launches whose connections never came listening, one server each",
+    edits: [{ file: "js/src/helper/stream-pipes.js", find: "      this.#closePipe(launch.server);\n      for (const { handle } of launch.fds.values()) handle.close();\n", replace: "      for (const { handle } of launch.fds.values()) handle.close();\n" }],
     tests: ["stream-pipes.test.js"],
     pattern: "foreign clients first",
   },

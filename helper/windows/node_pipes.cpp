@@ -10,18 +10,21 @@ namespace {
 
 std::error_code win32_error(DWORD e = GetLastError()) { return {static_cast<int>(e), std::system_category()}; }
 
-// How long a launch waits for Node to take its pipe's waiting instances (libuv keeps
-// four, and makes another as it accepts one): past it the launch fails ("pipe", EBUSY
-// by libuv's table) rather than holding its launch thread for ever on a Node that
-// never accepts.
+// How long a launch waits while its pipe's instances are taken (Node made one for each
+// of its piped stdio, but a foreign client may hold one until Node's thread closes it):
+// past it the launch fails ("pipe", EBUSY by libuv's table) rather than holding its
+// launch thread for ever on a Node that never accepts.
 constexpr std::chrono::seconds busy_limit{30};
 
 }  // namespace
 
-std::error_code open_node_pipe(const std::string& pipe_name, const std::string& token, int fd, os_handle& theirs) {
+std::error_code open_node_pipe(const std::string& pipe_base, std::uint64_t launch_id, const std::string& token, int fd,
+                               os_handle& theirs) {
   // Without both there is nothing Node would accept: refused as a bad request.
-  if (pipe_name.empty() || token.empty() || fd < 0 || fd > 2) return std::make_error_code(std::errc::invalid_argument);
-  const std::wstring name = widen(pipe_name);
+  if (pipe_base.empty() || token.empty() || fd < 0 || fd > 2) return std::make_error_code(std::errc::invalid_argument);
+  // The launch's own pipe (stream-pipes.js names it so): the id, never the secret, since
+  // the pipe namespace can be listed.
+  const std::wstring name = widen(pipe_base + "-" + std::to_string(launch_id));
   const auto give_up = std::chrono::steady_clock::now() + busy_limit;
   os_handle ours;
   for (;;) {

@@ -142,7 +142,7 @@ launched_process launch_process(const spawn_request& r, const launch_context& co
     switch (o.stdio[fd]) {
       // Handed over: the child's end is a connection to Node's own pipe, and we keep no end.
       case protocol::stdio_kind::pipe:
-        ec = o.handover ? windows::open_node_pipe(context.stream_pipe, o.stream_token, fd, theirs[fd])
+        ec = o.handover ? windows::open_node_pipe(context.stream_pipe, r.id, o.stream_token, fd, theirs[fd])
                         : make_pipe(child_reads ? pipe_use::child_reads : pipe_use::child_writes, out.stdio[fd], theirs[fd]);
         break;
       case protocol::stdio_kind::ignore: ec = open_null(child_reads, theirs[fd]); break;

@@ -1,18 +1,26 @@
 // The hand-over on Windows (docs/architecture.md, "Child streams"): Node cannot
 // receive a handle of the helper's there (Node's IPC passes only sockets), so Node makes
-// the pipes itself. One named pipe server per helper, on a name made here of random
-// bytes (libuv creates its first instance with FILE_FLAG_FIRST_PIPE_INSTANCE: nobody
-// can have made it first); the helper connects each piped stdio of a launch to it
-// (helper/windows/node_pipes.cpp) and gives the child its end. The connection Node
-// accepts is a Pipe of its own, read and written as the net.Socket child_process gives,
-// with no helper between them.
+// the pipes itself. Each launch with piped stdio has a named pipe server of its own,
+// made in its spawn() call on Node's thread before the request goes, with one instance
+// waiting per piped fd, on the helper's base name (random bytes, its --stream-pipe), a
+// dash and the launch's request id; the helper derives that name and connects each piped
+// stdio of the launch to it (helper/windows/node_pipes.cpp) and gives the child its end.
+// The instances exist before the helper connects, so a launch never waits for Node's
+// thread to make one: a thread blocked in a synchronous call (the pid read right after
+// spawn(), docs/sync.md) in a loop of many launches accepts none meanwhile. libuv creates
+// a server's first instance with FILE_FLAG_FIRST_PIPE_INSTANCE: if anyone made that name
+// first, the launch fails here before the helper could connect to it. The server closes
+// once its connections have come, or the launch is over. The connection Node accepts is
+// a Pipe of its own, read and written as the net.Socket child_process gives, with no
+// helper between them.
 // A name can be found (the pipe namespace can be listed), so anyone may connect: each
 // launch carries a secret of 16 random bytes (spawn option stream_token, sent on the
-// helper's stdin, which no other process holds), and the helper writes it and the fd's
-// digit first on each connection. Node keeps a connection only if it starts with the
-// secret of a launch still waiting for that fd; any other is closed, and a client that
-// says nothing is closed after PREFIX_WAIT_MS. The launch does not wait on a foreign
-// client: its own connections come beside it. A token is used once.
+// helper's stdin, which no other process holds, and never part of a name), and the
+// helper writes it and the fd's digit first on each connection. Node keeps a connection
+// only if it starts with the secret of a launch still waiting for that fd; any other is
+// closed (and libuv makes an instance in its place), and a client that says nothing is
+// closed after PREFIX_WAIT_MS. The launch does not wait on a foreign client: its own
+// connections come beside it. A token is used once.
 // This is the one JS module of the Windows hand-over: it has the interface of
 // helper/handles.js's HandleInbox, which launch/handover.js uses.
 import net from "node:net";
@@ -23,15 +31,6 @@ const TOKEN_LENGTH = 32;
 const PREFIX_LENGTH = TOKEN_LENGTH + 1;
 /** How long a connection may take to say who it is; the helper's say it at once. */
 const PREFIX_WAIT_MS = 10000;
-// Instances of the pipe waiting for a client. The helper connects a launch's stdio
-// before it creates the process, and takes an instance Node's thread need not be free
-// for; Node makes another as it accepts one. A thread blocked in a synchronous call
-// (the pid read right after spawn(), docs/sync.md) accepts none meanwhile: libuv's 4
-// would stall the second launch of three pipes until that call gave up. 48 let every
-// launch the helper runs at once by default (16 launch threads, 3 pipes each) connect.
-// A loop of more spawn() and pid reads in one tick is a known bug (docs/architecture.md).
-const PENDING_INSTANCES = 48;
-
 /**
  * How a Windows helper started here carries its children's stdio: "handover" (this
  * module) or "relay" (launch/relay.js), by SPAWNHOST_STREAMS; the default was picked by
@@ -73,42 +72,35 @@ export class StreamPipeInbox {
   name;
   listening = false;
   #server;
-  /** @type {Map<string, { expected: Set<number>, fds: Map<number, { handle: object, rest: Buffer }>, claim: object|null }>} by token */
+  /** @type {Map<string, { expected: Set<number>, fds: Map<number, { handle: object, rest: Buffer }>, claim: object|null, server: net.Server }>} by token */
   #launches = new Map();
+  /** The launches' pipe servers still open. */
+  #launchPipes = new Set();
   #closed = false;
 
   constructor(name) {
     this.name = name;
-    // pauseOnConnect: nothing is read from a connection before it is known.
-    this.#server = net.createServer({ pauseOnConnect: true }, (socket) => this.#accepted(socket));
-    this.#server.on("error", () => this.close());
-    // Node's own setting for a pipe server's instances (NODE_PENDING_PIPE_INSTANCES,
-    // Windows only), read as the server's handle is made.
-    const instances = process.env.NODE_PENDING_PIPE_INSTANCES;
-    process.env.NODE_PENDING_PIPE_INSTANCES = String(PENDING_INSTANCES);
-    try {
-      // Binds at once (the 'listening' event only follows): the helper may connect
-      // as soon as it has started.
-      this.#server.listen(name);
-    } catch {
-      return;
-    } finally {
-      if (instances === undefined) delete process.env.NODE_PENDING_PIPE_INSTANCES;
-      else process.env.NODE_PENDING_PIPE_INSTANCES = instances;
-    }
-    this.listening = this.#server._handle != null;
-    this.Pipe = this.#server._handle?.constructor;
-    // The pipe alone never keeps Node running: the sockets of live children do.
-    this.#server.unref();
+    // The helper's own name is never connected to: listened on so that it is ours (no
+    // launch's name can have been made before it by anyone who saw it), with the Pipe
+    // class of Node's handles, and one instance.
+    this.#server = listenOn(name, 1, (socket) => socket.destroy());
+    this.listening = this.#server !== null;
+    this.Pipe = this.#server?._handle.constructor;
   }
 
   /**
-   * The spawn options of a new launch whose piped stdio are `fds`: its secret, whose
-   * connections are expected from now on, one for each of those fds.
+   * The spawn options of a new launch `id` whose piped stdio are `fds`: its secret, whose
+   * connections are expected from now on, one for each of those fds, on the launch's own
+   * pipe, listening from now on. Throws (code EADDRINUSE...) if that pipe cannot be made.
    */
-  launchOptions(fds) {
+  launchOptions(fds, id) {
+    if (this.#closed) throw Object.assign(new Error("the stream pipe is closed"), { code: "EPIPE", stage: "pipe" });
     const token = randomBytes(TOKEN_LENGTH / 2).toString("hex");
-    this.#launches.set(token, { expected: new Set(fds), fds: new Map(), claim: null });
+    // A connection to this pipe is this launch's or nobody's.
+    const server = listenOn(`${this.name}-${id}`, fds.length, (socket) => this.#accepted(socket, token));
+    if (!server) throw Object.assign(new Error(`the stream pipe of launch ${id} could not be made`), { code: "EADDRINUSE", stage: "pipe" });
+    this.#launchPipes.add(server);
+    this.#launches.set(token, { expected: new Set(fds), fds: new Map(), claim: null, server });
     return { stream_token: token };
   }
 
@@ -124,6 +116,11 @@ export class StreamPipeInbox {
     this.#tryComplete(token);
   }
 
+  /** How many launches' pipes still listen (a test's view: each closes once its connections came). */
+  launchPipesOpen() {
+    return [...this.#launchPipes].filter((server) => server.listening).length;
+  }
+
   /** Windows Node cannot send a pipe to the helper (launch/given-stdio.js). */
   give() {
     return Promise.reject(Object.assign(new Error("the Windows helper takes no descriptors"), { code: "ENOTSUP" }));
@@ -137,6 +134,7 @@ export class StreamPipeInbox {
     const launch = this.#launches.get(options?.stream_token);
     if (!launch) return;
     this.#launches.delete(options.stream_token);
+    this.#closePipe(launch.server);
     for (const { handle } of launch.fds.values()) handle.close();
   }
 
@@ -149,15 +147,22 @@ export class StreamPipeInbox {
   close() {
     if (this.#closed) return;
     this.#closed = true;
-    this.#server.close();
+    this.#server?.close();
     for (const launch of this.#launches.values()) {
+      this.#closePipe(launch.server);
       for (const { handle } of launch.fds.values()) handle.close();
     }
     this.#launches.clear();
   }
 
-  // A connection says which launch and fd it is before anything else is read from it.
-  #accepted(socket) {
+  #closePipe(server) {
+    server.close();
+    this.#launchPipes.delete(server);
+  }
+
+  // A connection to launch `token`'s pipe says it is that launch's, and which fd, before
+  // anything else is read from it.
+  #accepted(socket, token) {
     socket.on("error", () => {});
     const chunks = [];
     let length = 0;
@@ -176,14 +181,16 @@ export class StreamPipeInbox {
       handle.reading = false;
       handle.readStop();
       const bytes = Buffer.concat(chunks);
-      const launch = this.#closed ? undefined : this.#launches.get(bytes.toString("latin1", 0, TOKEN_LENGTH));
+      const launch = this.#closed || bytes.toString("latin1", 0, TOKEN_LENGTH) !== token ? undefined : this.#launches.get(token);
       const fd = bytes[TOKEN_LENGTH] - 0x30;
       if (!launch?.expected.has(fd) || launch.fds.has(fd)) return socket.destroy();
       // The handle leaves this socket, which then closes without closing it.
       socket._handle = null;
       socket.destroy();
       launch.fds.set(fd, { handle, rest: bytes.subarray(PREFIX_LENGTH) });
-      this.#tryComplete(bytes.toString("latin1", 0, TOKEN_LENGTH));
+      // All its connections came: the launch's pipe takes no more.
+      if (launch.fds.size === launch.expected.size) this.#closePipe(launch.server);
+      this.#tryComplete(token);
     };
     socket.on("data", onData);
     // pauseOnConnect left it paused, which a 'data' listener does not undo.
@@ -194,10 +201,37 @@ export class StreamPipeInbox {
     const launch = this.#launches.get(token);
     const claim = launch?.claim;
     if (!claim || !claim.fds.every((fd) => launch.fds.has(fd))) return;
-    // Spent: a connection that says the same later is refused.
+    // Spent (its pipe closed as its last connection came): nothing is kept for it.
     this.#launches.delete(token);
     const handles = new Map([...launch.fds].map(([fd, { handle }]) => [fd, handle]));
     const rests = [...launch.fds].filter(([, { rest }]) => rest.length > 0);
     claim.ready(handles, new Map(rests.map(([fd, { rest }]) => [fd, rest])));
   }
+}
+
+/**
+ * A pipe server on `name` with `instances` waiting for clients (Node's own setting,
+ * NODE_PENDING_PIPE_INSTANCES, read as the server listens; libuv makes them all then),
+ * or null if it cannot listen there.
+ */
+function listenOn(name, instances, onConnection) {
+  // pauseOnConnect: nothing is read from a connection before it is known.
+  const server = net.createServer({ pauseOnConnect: true }, onConnection);
+  server.on("error", () => server.close());
+  const saved = process.env.NODE_PENDING_PIPE_INSTANCES;
+  process.env.NODE_PENDING_PIPE_INSTANCES = String(instances);
+  try {
+    // Binds at once (the 'listening' event only follows): the helper may connect as
+    // soon as the request reaches it.
+    server.listen(name);
+  } catch {
+    return null;
+  } finally {
+    if (saved === undefined) delete process.env.NODE_PENDING_PIPE_INSTANCES;
+    else process.env.NODE_PENDING_PIPE_INSTANCES = saved;
+  }
+  if (server._handle == null) return null;
+  // The pipe alone never keeps Node running: the sockets of live children do.
+  server.unref();
+  return server;
 }

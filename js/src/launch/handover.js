@@ -72,8 +72,8 @@ export class LaunchHandover extends LaunchRelay {
     return this.ipc?.relayed ? 1 : 0;
   }
 
-  spawnOptions() {
-    if (this._sockets.length > 0) this._launch = this._inbox.launchOptions(this._sockets.map(({ fd }) => fd));
+  spawnOptions(id) {
+    if (this._sockets.length > 0) this._launch = this._inbox.launchOptions(this._sockets.map(({ fd }) => fd), id);
     const options = { handover: true, ...this._launch };
     return this.ipc && !this.ipc.relayed ? { ...options, ipc_connected: true } : options;
   }

@@ -116,16 +116,16 @@ export class HelperLaunch {
       });
       this.#state = "launching";
       try {
-        const frame = encodeRequestFrame(this.#id, this.#request, { ...this.#relay.spawnOptions(), given });
+        const frame = encodeRequestFrame(this.#id, this.#request, { ...this.#relay.spawnOptions(this.#id), given });
         this.#relay.beforeSpawn();
         this.#channel.sendFrame(frame);
         if (given && this.#pendingKill !== null) this.#kill(this.#pendingKill);
       } catch (error) {
-        // Arguments and environment too big for one frame: exec would refuse them too
-        // (beyond ARG_MAX), so report what child_process reports.
-        if (!(error instanceof ProtocolError && error.category === "oversized")) throw error;
-        this.#onSpawnError("E2BIG", "queue");
-        return;
+        // Too big for one frame (beyond ARG_MAX: exec would refuse it too), or Node's pipes
+        // not made (stage "pipe", stream-pipes.js): what child_process reports.
+        const pipe = error?.stage === "pipe";
+        if (!pipe && !(error instanceof ProtocolError && error.category === "oversized")) throw error;
+        return this.#onSpawnError(pipe ? error.code : "E2BIG", pipe ? "pipe" : "queue");
       }
       this.#relay.open(this.#id);
     } catch (error) {

@@ -62,7 +62,10 @@ export class LaunchRelay {
     return this.streams;
   }
 
-  /** The spawn options this way of carrying the streams adds to the request's. */
+  /**
+   * The spawn options this way of carrying the streams adds to request `id`'s. Throws
+   * an Error with a `code` and stage "pipe" if the streams cannot be made: a spawn error.
+   */
   spawnOptions() {
     return {};
   }

@@ -25,11 +25,17 @@ export function describeStreamPipeChecks(pipeName) {
       const name = pipeName();
       const inbox = new StreamPipeInbox(name);
       assert.equal(inbox.listening, true);
+      // Closed whatever the outcome, so that a failed check ends the file at once.
+      const opened = [];
       try {
-        const { stream_token: token } = inbox.launchOptions([1]);
+        const { stream_token: token } = inbox.launchOptions([1, 2], 7);
+        const other = inbox.launchOptions([1], 8).stream_token;
         assert.match(token, /^[0-9a-f]{32}$/);
-        const connect = (bytes) => {
-          const socket = net.connect(name);
+        // The launch's own pipe: the helper's name, a dash, the launch's id (never the secret).
+        const launchPipe = `${name}-7`;
+        const connect = (bytes, to = launchPipe) => {
+          const socket = net.connect(to);
+          opened.push(socket);
           socket.on("error", () => {});
           const closed = once(socket, "close");
           const data = [];
@@ -40,32 +46,35 @@ export function describeStreamPipeChecks(pipeName) {
         const junk = connect(Buffer.alloc(40, "z"));
         const wrongSecret = connect(`${randomBytes(16).toString("hex")}1`);
         const silent = connect(null);
-        const badFd = connect(`${token}2`);  // a valid secret, for an fd the launch does not pipe
-        await closedSoon({ junk, wrongSecret, badFd });
-        // The launch's own connection, with the child's first bytes right behind the prefix.
+        const badFd = connect(`${token}0`);  // a valid secret, for an fd the launch does not pipe
+        const otherLaunch = connect(`${other}1`);  // another launch's secret, on this launch's pipe
+        const atHelper = connect(`${token}1`, name);  // the helper's own name takes no launch's connection
+        await closedSoon({ junk, wrongSecret, badFd, otherLaunch, atHelper });
+        // The launch's own connections, with the child's first bytes right behind the prefix.
         const own = connect(`${token}1first bytes`);
-        const claimed = new Promise((resolve, reject) => inbox.claim(1, 1, [1], (handles, first) => resolve({ handles, first }), () => reject(new Error("lost")), undefined, { stream_token: token }));
+        const claimed = new Promise((resolve, reject) => inbox.claim(1, 1, [1, 2], (handles, first) => resolve({ handles, first }), () => reject(new Error("lost")), undefined, { stream_token: token }));
+        const own2 = connect(`${token}2`);
         const { handles, first } = await claimed;
         // Its end, as a launch's close says it, leaves what was taken alone.
         inbox.released({ stream_token: token });
-        assert.deepEqual([...handles.keys()], [1]);
+        assert.deepEqual([...handles.keys()].sort(), [1, 2]);
         assert.equal(first.get(1).toString(), "first bytes");
+        assert.equal(first.has(2), false);
         // The handle is Node's end of that connection: what is written there reaches the client.
         const adopted = new net.Socket({ handle: handles.get(1) });
+        opened.push(adopted, { destroy: () => handles.get(2).close() });
         adopted.write("to the child");
         await new Promise((resolve) => own.socket.once("data", resolve));
         assert.equal(Buffer.concat(own.data).toString(), "to the child");
-        // The secret is spent: the same prefix again is refused.
-        const replay = connect(`${token}1`);
-        await closedSoon({ replay });
+        // All its connections came: the launch's pipe listens no more.
+        assert.equal(inbox.launchPipesOpen(), 1, "only launch 8's pipe is left");
         assert.equal(silent.socket.destroyed, false, "a silent client waits for its timeout, and takes nothing");
-        for (const foreign of [junk, wrongSecret, badFd, replay]) assert.equal(Buffer.concat(foreign.data).length, 0);
-        adopted.destroy();
-        own.socket.destroy();
-        silent.socket.destroy();
+        for (const foreign of [junk, wrongSecret, badFd, otherLaunch, atHelper]) assert.equal(Buffer.concat(foreign.data).length, 0);
       } finally {
         inbox.close();
+        for (const socket of opened) socket.destroy();
       }
+      assert.equal(inbox.launchPipesOpen(), 0, "the helper's end closes every launch's pipe");
     });
 
     test("a launch whose connections never come is not kept waiting by a foreign one: lost() for an unknown launch", async () => {
