@@ -46,7 +46,7 @@ export const mutants = [
   {
     name: "oversized frame not reported as E2BIG",
     breaks: "a spawn too big for one frame fails with another code than exec's",
-    edits: [{ file: "js/src/launch/helper-launch.js", find: "this.#onSpawnError(\"E2BIG\", \"queue\");", replace: "this.#onSpawnError(\"EINVAL\", \"queue\");" }],
+    edits: [{ file: "js/src/launch/helper-launch.js", find: "this.#onSpawnError(pipe ? error.code : \"E2BIG\",", replace: "this.#onSpawnError(pipe ? error.code : \"EINVAL\"," }],
     tests: ["exec-file.test.js"],
     pattern: "4 MiB frame limit",
   },
