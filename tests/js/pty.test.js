@@ -3,7 +3,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn as cpSpawn } from "node:child_process";
-import { readdirSync, readlinkSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
 import * as pty from "spawnhost/pty";
@@ -134,7 +134,17 @@ describe("spawnhost/pty", { skip: ptySkip }, () => {
     const term = shell("echo ready; sleep 0.3; head -c 6000 /dev/zero | tr '\\0' y; echo; echo end");
     const done = untilExit(term);
     await waitFor(term, /ready/);
-    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1500);
+    // Held until the child has exited (its /proc entry gone, or a zombie), 10 s at most.
+    const exited = () => {
+      try {
+        return readFileSync(`/proc/${term.pid}/stat`, "utf8").split(") ")[1][0] === "Z";
+      } catch {
+        return true;
+      }
+    };
+    const held = new Int32Array(new SharedArrayBuffer(4));
+    for (let waited = 0; !exited() && waited < 10_000; waited += 20) Atomics.wait(held, 0, 0, 20);
+    assert.ok(exited(), "the child exited while Node's thread was held");
     const { out } = await done;
     assert.equal(out.length, "ready\r\n".length + 6000 + "\r\nend\r\n".length);
     assert.ok(out.endsWith("y\r\nend\r\n"));
