@@ -191,9 +191,9 @@ test("a stopped helper holds no execFileSync past its timeout: Node's ETIMEDOUT,
 test("a blocking call's timeout counts from the child's start, as Node's: a slow launch of a slow helper is not ETIMEDOUT", () => {
   // Every launch holds the helper's thread 400 ms before the OS call (a slow
   // CreateProcessW), longer than each call's timeout: Node's timer starts after uv_spawn.
-  // During the first, the helper is also stopped for 400 ms (starved, as under wine at a
-  // high load): past the call's 1 ms it cannot answer the ping, and that must not end
-  // a call whose child does not exist yet.
+  // The first call also finds the helper stopped, for 400 ms (starved, as under wine at
+  // a high load): past the call's 1 ms it cannot answer the ping, and that must not end
+  // a call whose child does not exist yet. The second finds it running again.
   const run = runNode(`
     import * as nodeChildProcess from "node:child_process";
     import { spawnSync } from "spawnhost/child_process";
@@ -208,7 +208,10 @@ test("a blocking call's timeout counts from the child's start, as Node's: a slow
     spawnSync("true"); // the sync channel open, its hello heard
     const { helperPid } = await sharedHost().info();
     const started = performance.now();
-    const ours = calls(spawnSync, () => nodeChildProcess.spawn("sh", ["-c", "sleep 0.05; kill -STOP " + helperPid + "; sleep 0.4; kill -CONT " + helperPid], { stdio: "ignore" }));
+    const ours = calls(spawnSync, () => {
+      nodeChildProcess.spawn("sh", ["-c", "sleep 0.4; kill -CONT " + helperPid], { stdio: "ignore" });
+      process.kill(helperPid, "SIGSTOP");
+    });
     console.log(JSON.stringify({ node, ours, ms: performance.now() - started }));
   `, { env: { SPAWNHOST_HELPER_BENCH_LAUNCH_DELAY_MS: "400" } });
   assert.equal(run.status, 0, run.stderr);
