@@ -28,6 +28,13 @@ export const mutants = [
     pattern: "queued at its deadline",
   },
   {
+    name: "a blocking call's launch queued past its timeout is never started",
+    breaks: "spawnSync(\"not_a_real_command\", { timeout: 1 }) that waited in the helper's queue is ETIMEDOUT, where Node's spawnSync always creates the child and gives ENOENT",
+    edits: [{ file: "helper/session/launches.cpp", find: "const std::uint64_t timeout_ms = blocking ? 0 : p->request.options.timeout_ms;", replace: "const std::uint64_t timeout_ms = p->request.options.timeout_ms;" }],
+    tests: ["sync-channel.test.js"],
+    pattern: "counts from the child's start",
+  },
+  {
     name: "helper's own PR_SET_PDEATHSIG removed",
     breaks: "the helper no longer learns of Node's death while its stdin is held open elsewhere",
     edits: [{ file: "helper/posix/process.cpp", find: "  if (getppid() == origin.node_pid) prctl(PR_SET_PDEATHSIG, SIGTERM);", replace: "" }],

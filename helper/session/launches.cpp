@@ -106,11 +106,15 @@ bool session::take_given(pending_launch& p) {
 }
 
 void session::submit(const std::shared_ptr<pending_launch>& p) {
-  const bool queued = pool_.submit([this, p] {
+  // A blocking call's launch (the follower's, docs/sync.md) is never skipped for its
+  // timeout: Node's spawnSync always creates the child, and the timeout counts from
+  // there (the child's own timer), so a missing program is ENOENT whatever the wait.
+  const bool blocking = leader_ != nullptr;
+  const bool queued = pool_.submit([this, p, blocking] {
     const std::uint64_t queued_us = micros_since(p->queued_at);
-    const std::uint64_t timeout_ms = p->request.options.timeout_ms;
+    const std::uint64_t timeout_ms = blocking ? 0 : p->request.options.timeout_ms;
     // A launch that waited past its whole timeout (or was killed while queued) never
-    // starts: its caller has already been told it failed.
+    // starts: its caller has already been told it failed (its own timer killed it).
     const char* skip = p->cancelled ? "ECANCELED"
                        : timeout_ms && queued_us >= timeout_ms * 1000 ? "ETIMEDOUT"
                                                                       : nullptr;

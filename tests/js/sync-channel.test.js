@@ -189,26 +189,31 @@ test("a stopped helper holds no execFileSync past its timeout: Node's ETIMEDOUT,
 });
 
 test("a blocking call's timeout counts from the child's start, as Node's: a slow launch of a slow helper is not ETIMEDOUT", () => {
-  // Every launch holds the helper's thread 400 ms before the OS call (a slow
+  // Every launch holds the helper's one launch thread 400 ms before the OS call (a slow
   // CreateProcessW), longer than each call's timeout: Node's timer starts after uv_spawn.
-  // The first call also finds the helper stopped, for 400 ms (starved, as under wine at
-  // a high load): past the call's 1 ms it cannot answer the ping, and that must not end
-  // a call whose child does not exist yet. The second finds it running again.
+  // The first call waits in the helper's queue behind an async launch; the second finds
+  // the helper stopped for 400 ms (starved, as under wine at a high load), so past its
+  // 1 ms it cannot answer a ping. Neither may end a call whose child does not exist yet.
   const run = runNode(`
     import * as nodeChildProcess from "node:child_process";
-    import { spawnSync } from "spawnhost/child_process";
+    import { configure, spawn, spawnSync } from "spawnhost/child_process";
     import { sharedHost } from "./js/src/drop-in/shared-host.js";
-    const calls = (spawnSync, beforeFirst = () => {}) => {
-      beforeFirst();
-      const missing = spawnSync("not_a_real_command", { timeout: 1 });
+    configure({ maxLaunchThreads: 1 });
+    const code = (result) => result.error?.code ?? null;
+    const calls = async (spawnSync, spawn, stop) => {
+      spawn("true", { stdio: "ignore" });
+      await new Promise((resolve) => setImmediate(resolve)); // its request has left
+      const queued = code(spawnSync("not_a_real_command", { timeout: 1 }));
+      stop();
+      const stopped = code(spawnSync("not_a_real_command", { timeout: 1 }));
       const quick = spawnSync("sh", ["-c", "echo ok"], { timeout: 200, encoding: "utf8" });
-      return { missing: missing.error?.code, quick: [quick.status, quick.signal, quick.stdout, quick.error?.code ?? null] };
+      return { queued, stopped, quick: [quick.status, quick.signal, quick.stdout, code(quick)] };
     };
-    const node = calls(nodeChildProcess.spawnSync);
+    const node = await calls(nodeChildProcess.spawnSync, nodeChildProcess.spawn, () => {});
     spawnSync("true"); // the sync channel open, its hello heard
     const { helperPid } = await sharedHost().info();
     const started = performance.now();
-    const ours = calls(spawnSync, () => {
+    const ours = await calls(spawnSync, spawn, () => {
       nodeChildProcess.spawn("sh", ["-c", "sleep 0.4; kill -CONT " + helperPid], { stdio: "ignore" });
       process.kill(helperPid, "SIGSTOP");
     });
@@ -216,9 +221,9 @@ test("a blocking call's timeout counts from the child's start, as Node's: a slow
   `, { env: { SPAWNHOST_HELPER_BENCH_LAUNCH_DELAY_MS: "400" } });
   assert.equal(run.status, 0, run.stderr);
   const { node, ours, ms } = JSON.parse(run.stdout.trim().split("\n").at(-1));
-  assert.deepEqual(node, { missing: "ENOENT", quick: [0, null, "ok\n", null] });
+  assert.deepEqual(node, { queued: "ENOENT", stopped: "ENOENT", quick: [0, null, "ok\n", null] });
   assert.deepEqual(ours, node);
-  assert.ok(ms >= 800, `both launches went through the slow helper (${Math.round(ms)} ms)`);
+  assert.ok(ms >= 1600, `four launches went through the slow helper, one at a time (${Math.round(ms)} ms)`);
 });
 
 test("a stopped helper cannot hold a call without a timeout either", async () => {
