@@ -13,9 +13,9 @@ const REASON = "a fork channel on Windows: the helper relays it, and it cannot c
 const app = (name) => join(import.meta.dirname, "support", name);
 const register = ["--import", "spawnhost/register"];
 
-/** Runs `args` with this node.exe and parses the JSON line it prints. */
-async function report(args) {
-  const { code, signal, stdout, stderr } = await runNode(args, { timeout: 120_000 });
+/** Runs `args` with this node.exe (`env` added to this one's) and parses the JSON line it prints. */
+async function report(args, env = {}) {
+  const { code, signal, stdout, stderr } = await runNode(args, { timeout: 120_000, env: { ...process.env, ...env } });
   assert.equal(code, 0, `${args.join(" ")}: exit ${code} ${signal}\n${stderr}\n${stdout}`);
   return JSON.parse(stdout);
 }
@@ -26,8 +26,15 @@ const forkFallbacks = (stats) => ({ fallback: stats.fallback, reason: stats.fall
 for (const policy of ["rr", "none"]) {
   test(`node:cluster (${policy === "rr" ? "round-robin" : "SCHED_NONE, the default on Windows"}): two workers answer HTTP requests under register, forked by the counted fallback`, { timeout: 300_000 }, async () => {
     for (const [how, args] of [["plain", []], ["register", register]]) {
-      const { answers, workerPids, listening, stats } = await report([...args, app("cluster-app.mjs"), policy]);
+      // The workers under register too (SPAWNHOST_REGISTER_CHILDREN, docs/drop-in.md), so
+      // that a worker's own launch is the drop-in's.
+      const { answers, workerPids, listening, children, stats } = await report([...args, app("cluster-app.mjs"), policy],
+        how === "register" ? { SPAWNHOST_REGISTER_CHILDREN: "1" } : {});
       assert.equal(workerPids.length, 2, how);
+      // A worker's own launch: through the helper under register, its stdout on Node's own
+      // pipe as child_process's is, not relayed.
+      const child = { code: 0, pid: true, socket: true, helper: how === "register" ? 1 : 0 };
+      assert.deepEqual(children, Object.fromEntries(workerPids.map((pid) => [pid, child])), `${how}: each worker's child`);
       assert.deepEqual([...listening].sort(), [...workerPids].sort(), how);
       assert.equal(answers.length, 12, how);
       for (const { status, body } of answers) {

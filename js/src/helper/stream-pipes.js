@@ -222,8 +222,9 @@ function listenOn(name, instances, onConnection) {
   process.env.NODE_PENDING_PIPE_INSTANCES = String(instances);
   try {
     // Binds at once (the 'listening' event only follows): the helper may connect as
-    // soon as the request reaches it.
-    server.listen(name);
+    // soon as the request reaches it. Exclusive: in a cluster worker a shared listen
+    // would be the primary's, asked for over IPC, and this process would hold no pipe.
+    server.listen({ path: name, exclusive: true });
   } catch {
     return null;
   } finally {
