@@ -3,9 +3,12 @@
 
 #include <windows.h>
 
+#include <cstdio>
+#include <string_view>
 #include <vector>
 
 #include "windows/command_line.hpp"
+#include "windows/error_names.hpp"
 
 namespace spawnhost::windows {
 namespace {
@@ -58,6 +61,17 @@ std::error_code plan_launch(const spawn_request& r, launch_command& out, const c
   out.command = command_line(argv, o.windows_verbatim_arguments);
   out.environment = o.env ? environment_block(*o.env) : std::wstring{};
   return {};
+}
+
+launched_process launch_failure(const char* stage, std::error_code error) {
+  if (error.category() == std::system_category() &&
+      std::string_view(win32_error_name(static_cast<unsigned long>(error.value()))) == "UNKNOWN") {
+    std::fprintf(stderr, "spawnhost-helper: launch failed at stage %s with Win32 error %d\n", stage, error.value());
+  }
+  launched_process out;
+  out.error = error;
+  out.stage = stage;
+  return out;
 }
 
 }  // namespace spawnhost::windows

@@ -22,4 +22,10 @@ struct launch_command {
 // ENOTSUP), a program not found ("exec", ENOENT). `stage` is a string literal.
 std::error_code plan_launch(const spawn_request& r, launch_command& out, const char*& stage);
 
+// A launch that failed at `stage` (a string literal) with `error`. A Win32 error without
+// an errno name reaches Node as "spawn UNKNOWN", which says nothing of the cause: its
+// number goes to the helper's stderr, which Node shows with SPAWNHOST_DEBUG=1 and in the
+// error of a helper that ends. For a terminal's start as for any child's.
+launched_process launch_failure(const char* stage, std::error_code error);
+
 }  // namespace spawnhost::windows

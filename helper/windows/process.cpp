@@ -25,7 +25,6 @@
 #include "signal_table.hpp"
 #include "windows/command_line.hpp"
 #include "windows/crt_descriptors.hpp"
-#include "windows/error_names.hpp"
 #include "windows/helper_job.hpp"
 #include "windows/launch_command.hpp"
 #include "windows/node_pipes.hpp"
@@ -40,19 +39,7 @@ HANDLE helper_job = nullptr;  // created by prepare_helper_process, closed by ou
 
 std::error_code win32_error(DWORD e = GetLastError()) { return {static_cast<int>(e), std::system_category()}; }
 
-launched_process fail(const char* stage, std::error_code error) {
-  // A Win32 error without an errno name reaches Node as "spawn UNKNOWN", which says
-  // nothing of the cause: the number goes to the helper's stderr, which Node shows with
-  // SPAWNHOST_DEBUG=1 and in the error of a helper that ends.
-  if (error.category() == std::system_category() &&
-      std::string_view(windows::win32_error_name(static_cast<unsigned long>(error.value()))) == "UNKNOWN") {
-    std::fprintf(stderr, "spawnhost-helper: launch failed at stage %s with Win32 error %d\n", stage, error.value());
-  }
-  launched_process out;
-  out.error = error;
-  out.stage = stage;
-  return out;
-}
+launched_process fail(const char* stage, std::error_code error) { return windows::launch_failure(stage, error); }
 
 enum class pipe_use { child_reads, child_writes, channel };
 

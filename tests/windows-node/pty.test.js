@@ -127,6 +127,10 @@ test("resize(): the size is kept; wine's E_NOTIMPL comes as an error event with 
 });
 
 test("20 terminals leave no handle in the helper and no console host behind", async () => {
+  // The helper's stderr echoed: a start wine fails with an unnamed Win32 error (seen once
+  // on CI, "spawn UNKNOWN") then shows the error's number in the run's output.
+  const debug = process.env.SPAWNHOST_DEBUG;
+  process.env.SPAWNHOST_DEBUG = "1";
   const host = new ProcessHost({ mode: "helper", fallback: "error", helperPath });
   try {
     const launch = async (args, terminal) => {
@@ -140,9 +144,13 @@ test("20 terminals leave no handle in the helper and no console host behind", as
       await launched;
       return { child, closed };
     };
-    // 20 at once, half killed, half exiting with 3.
+    // 20 at once, half killed, half exiting with 3. Started one after another: 20 starts
+    // at once are 40 CreateProcessW calls at once (each console's host and its child),
+    // and wine's sometimes fails one of those with an unnamed error under load, as it
+    // does node:child_process's (docs/architecture.md); that is not what this counts.
     const twenty = async (terminal) => {
-      const started = await Promise.all(Array.from({ length: 20 }, (_, i) => launch(i % 2 ? ["exit", "3"] : ["sleep", "60000"], terminal)));
+      const started = [];
+      for (let i = 0; i < 20; i++) started.push(await launch(i % 2 ? ["exit", "3"] : ["sleep", "60000"], terminal));
       const during = await runProbe(["handles", String(host.stats().helperPid)]);
       for (const { child } of started) child.kill();
       const ends = await Promise.all(started.map(({ closed }) => closed));
@@ -150,7 +158,7 @@ test("20 terminals leave no handle in the helper and no console host behind", as
       return during;
     };
     // 20 plain children first: the helper's launch threads and pipes grow to what 20
-    // launches at once need, and stay so; only then is the baseline read.
+    // children at once need, and stay so; only then is the baseline read.
     await twenty(false);
     await (await launch(["exit", "0"], true)).closed;
     const helperPid = host.stats().helperPid;
@@ -184,6 +192,8 @@ test("20 terminals leave no handle in the helper and no console host behind", as
     assert.ok(Number(afterTwo.conhosts) <= Number(before.conhosts), `console hosts: ${before.conhosts} before, ${afterTwo.conhosts} after`);
   } finally {
     await host.shutdown();
+    if (debug === undefined) delete process.env.SPAWNHOST_DEBUG;
+    else process.env.SPAWNHOST_DEBUG = debug;
   }
 });
 

@@ -34,12 +34,7 @@ namespace {
 
 std::error_code win32_error(DWORD e = GetLastError()) { return {static_cast<int>(e), std::system_category()}; }
 
-launched_process fail(const char* stage, std::error_code error) {
-  launched_process out;
-  out.error = error;
-  out.stage = stage;
-  return out;
-}
+launched_process fail(const char* stage, std::error_code error) { return windows::launch_failure(stage, error); }
 
 // One pipe between the helper and the console host: ours overlapped, the host's
 // synchronous and not inheritable (CreatePseudoConsole duplicates it into the host).
