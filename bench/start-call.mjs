@@ -8,8 +8,10 @@
 //   the calling thread's), and the time blocked per start call (from the call to its
 //   synchronous return);
 // - ratios of spawnhost to the worker host and to child_process, beside the targets.
-// Then where spawnhost's time goes: each part of the start call timed alone in a tight
-// loop (CPU per call), and the syscalls and wake-ups per launch of the real run.
+// A fourth way, spawnhost with trackEnv, gives what the exact read of process.env costs
+// in the same run. Then where spawnhost's time goes: each part of the start call timed
+// alone in a tight loop (CPU per call), and the syscalls and wake-ups per launch of the
+// real run.
 //   node bench/start-call.mjs [--n 1000] [--rounds 5] [--concurrency 8] [--children true,node]
 //     [--package <another checkout's js/>] (to measure an older commit the same way)
 import { execFile as cpExecFile } from "node:child_process";
@@ -47,7 +49,11 @@ function syscalls() {
 const cpHost = { execFile: (file, args) => new Promise((ok, fail) => cpExecFile(file, args, (error) => (error ? fail(error) : ok()))) };
 const worker = new WorkerHost({ maxPoolWorkers: 4 });
 const spawnhost = new ProcessHost({ fallback: "error" });
-const WAYS = [["child_process", cpHost], ["worker host", worker], ["spawnhost", spawnhost]];
+// The same host without the exact read of process.env on every launch (trackEnv): the
+// difference between the two rows is what that read costs in this very run, cold caches
+// and all, where the tight-loop figure of the parts below understates it several times.
+const tracked = new ProcessHost({ fallback: "error", trackEnv: true });
+const WAYS = [["child_process", cpHost], ["worker host", worker], ["spawnhost", spawnhost], ["spawnhost, trackEnv", tracked]];
 
 // `n` launches, `concurrency` in flight: CPU per launch, blocked per start call (µs).
 async function round(host, file, args) {
@@ -117,7 +123,7 @@ for (let r = 0; r < rounds; r++) {
   wholeCall.spawnhost.push(await startCallCpuUs(spawnhost));
   wholeCall["worker host"].push(await startCallCpuUs(worker));
 }
-await Promise.all([worker.shutdown(), spawnhost.shutdown()]);
+await Promise.all([worker.shutdown(), spawnhost.shutdown(), tracked.shutdown()]);
 
 // The parts of spawnhost's start call, each alone in a tight loop: CPU µs per call.
 const { readProcessEnv } = await internal("core/process-env.js");
@@ -165,6 +171,9 @@ for (const child of children) {
   const target = child === "node" ? { cpu: 0.7, blocked: 0.5 } : { cpu: 0.3, blocked: 0.4 };
   console.log(`\nspawnhost / worker host: CPU ${x(sh.cpuUs, wh.cpuUs)} (target ≤ ${target.cpu}×), blocked ${x(sh.blockedUs, wh.blockedUs)} (target ≤ ${target.blocked}×)`);
   console.log(`spawnhost / child_process: CPU ${x(sh.cpuUs, cp.cpuUs)}, blocked ${x(sh.blockedUs, cp.blockedUs)} (1/${(cp.blockedUs / sh.blockedUs).toFixed(1)}${child === "true" ? "; target ≤ 1/15" : ""})`);
+  const tr = r["spawnhost, trackEnv"];
+  console.log(`spawnhost with trackEnv / worker host: CPU ${x(tr.cpuUs, wh.cpuUs)}, blocked ${x(tr.blockedUs, wh.blockedUs)}; ` +
+    `the exact read of process.env in this run: ${us(sh.cpuUs - tr.cpuUs)} of CPU and ${us(sh.blockedUs - tr.blockedUs)} blocked per launch`);
 }
 console.log("\n| part of spawnhost's launch (each alone, tight loop) | CPU per call |\n|---|---|");
 for (const [name, value] of parts) console.log(`| ${name} | ${us(value)} |`);
