@@ -6,8 +6,9 @@
 //   2. we check that the client is Node (our parent), duplicate that handle and make
 //      Node's end non-blocking (PIPE_NOWAIT): no read or write of Node's waits after;
 //   3. we make a second instance of the name and wait for Node to open it: Node may
-//      read only once that open succeeds (before, a read would wait for us), then
-//      closes it, and we close the instance.
+//      read only once that open succeeds (before, a read would wait for us). Node holds
+//      it open until our hello came, so that we find it connected and can check that
+//      it is Node's (one that came and went is not taken for Node); we close it then.
 // Frames move only then (blocking_stream::first_io); the hello written at start waits
 // in memory meanwhile. The name is Node's random choice; FILE_FLAG_FIRST_PIPE_INSTANCE
 // fails if anyone made it first; the DACL admits this logon session only; remote
@@ -19,6 +20,7 @@
 #include <tlhelp32.h>
 
 #include <cstdint>
+#include <cwchar>
 #include <memory>
 #include <string>
 
@@ -62,6 +64,14 @@ std::wstring owner_only_sddl() {
   std::wstring sddl = L"D:P(A;;GA;;;" + std::wstring(text) + L")";
   LocalFree(text);
   return sddl;
+}
+
+// For tests only: a pause between making the second instance and waiting on it, as a
+// descheduled thread has, so that Node's open comes first (tests/windows-node/sync-pipe.test.js).
+void test_pause_before_ready() {
+  wchar_t ms[8] = {};
+  const DWORD n = GetEnvironmentVariableW(L"SPAWNHOST_HELPER_SYNC_PIPE_PAUSE_MS", ms, 8);
+  if (n > 0 && n < 8) Sleep(static_cast<DWORD>(wcstoul(ms, nullptr, 10)));
 }
 
 DWORD parent_pid() {
@@ -117,6 +127,7 @@ class sync_pipe {
     if (const std::error_code ec = make_nonblocking(static_cast<std::uintptr_t>(value))) return ec;
     const os_handle ready(instance(0));
     if (!ready) return win32_error();
+    test_pause_before_ready();
     return accept_node(ready.get(), event.get());
   }
 

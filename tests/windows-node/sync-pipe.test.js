@@ -71,3 +71,22 @@ test("a sync pipe that never appears fails the call within helperTimeoutMs; asyn
   const out = await new Promise((resolve, reject) => builtin.execFile("cmd.exe", ["/c", "echo async"], (error, stdout) => (error ? reject(error) : resolve(stdout))));
   assert.equal(out, "async\r\n");
 });
+
+test("a helper slow to wait on the pipe's second instance still finds Node there: Node holds it until the hello", () => {
+  // The helper pauses between making the instance and waiting on it, as a thread that
+  // lost its core does, so Node's open comes first. Had Node closed it at once, the
+  // helper would find a client that came and went, not Node, and wait for Node for ever
+  // (a CI run under wine: "said no hello on its sync channel within 10000 ms").
+  process.env.SPAWNHOST_HELPER_SYNC_PIPE_PAUSE_MS = "1500";
+  try {
+    configure({ helperTimeoutMs: 8000 });
+    const before = stats();
+    const result = builtin.spawnSync("cmd.exe", ["/c", "echo after the pause"], { encoding: "utf8" });
+    assert.equal(result.error, undefined);
+    assert.equal(result.stdout, "after the pause\r\n");
+    assert.equal(stats().fallback, before.fallback, JSON.stringify(stats().fallbackReasons));
+    assert.equal(stats().helper, before.helper + 1);
+  } finally {
+    delete process.env.SPAWNHOST_HELPER_SYNC_PIPE_PAUSE_MS;
+  }
+});

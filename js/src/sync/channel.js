@@ -103,8 +103,12 @@ export class SyncChannel {
     if (this.#broken) throw this.#broken;
     if (!this.#helloChecked) {
       const deadline = performance.now() + this.#answerMs;
-      if (this.#fd < 0 && this.#pipeName) this.#openPipe(deadline);
-      this.#checkHello(deadline);
+      const ready = this.#fd < 0 && this.#pipeName ? this.#openPipe(deadline) : -1;
+      try {
+        this.#checkHello(deadline);
+      } finally {
+        if (ready >= 0) closeSync(ready);
+      }
     }
     // A call that gave up on the helper at its timeout left a ping unanswered: the
     // helper answers it (within answerMs of its sending) before it gets more work, or
@@ -206,15 +210,18 @@ export class SyncChannel {
     return this.#broken;
   }
 
+  // Opens the Windows helper's pipe; returns the descriptor of its second instance, to
+  // be closed once the hello came (openSyncPipe says why).
   #openPipe(deadline) {
-    let fd;
+    let opened;
     try {
-      fd = openSyncPipe(this.#pipeName, deadline, pause);
+      opened = openSyncPipe(this.#pipeName, deadline, pause);
     } catch (error) {
       throw this.#noHello(`could not open its sync pipe (${error.message})`);
     }
-    if (fd === null) throw this.#noHello("did not open its sync pipe to Node");
-    this.#fd = fd;
+    if (opened === null) throw this.#noHello("did not open its sync pipe to Node");
+    this.#fd = opened.fd;
+    return opened.ready;
   }
 
   #checkHello(deadline) {

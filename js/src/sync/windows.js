@@ -41,10 +41,15 @@ export const PIPE_WRITE_MAX = 64 * 1024;
  *    an empty pipe, which never waits.
  * 3. Open the name again: that succeeds once the helper, having set PIPE_NOWAIT on our
  *    end, makes a second instance. Until then a read would wait for the helper.
+ *    The caller holds this second descriptor until the helper's hello has come: the
+ *    helper checks who opened the instance, which it can only while it is open (closed
+ *    before the helper looked, it reads as someone who came and went, not Node, and the
+ *    helper would wait for Node for ever: CI's "said no hello" under wine).
  * @param {string} name
  * @param {number} deadline
  * @param {(waitedMs: number) => void} pause sleeps a share of the time waited
- * @returns {number|null} the descriptor, or null when the helper did not get there in time
+ * @returns {{ fd: number, ready: number }|null} the channel's descriptor and the second
+ *   instance's, or null when the helper did not get there in time
  */
 export function openSyncPipe(name, deadline, pause) {
   const fd = openWhenThere(name, deadline, pause);
@@ -60,8 +65,7 @@ export function openSyncPipe(name, deadline, pause) {
       closeSync(fd);
       return null;
     }
-    closeSync(ready);
-    return fd;
+    return { fd, ready };
   } catch (error) {
     closeSync(fd);
     throw error;
