@@ -135,3 +135,30 @@ describe("a Windows child's stdio on Node's own pipes", { timeout: 300_000 }, ()
 // Who may connect: the checks tests/js/stream-pipes.test.js runs on a Unix socket, here
 // on named pipes.
 describeStreamPipeChecks(() => `\\\\.\\pipe\\spawnhost-streams-test-${process.pid}-${randomBytes(8).toString("hex")}`);
+
+// Last in the file: trackEnv's Proxy stays in process.env for the rest of this process.
+test("under trackEnv, a launch's own pipe is no change to process.env: the next launch does not read it again", async () => {
+  const real = process.env; // the object beneath the Proxy the host puts in its place
+  const host = new ProcessHost({ helperPath, fallback: "error", trackEnv: true });
+  await host.info(); // its helper started: a launch's streams are then its pipe's sockets at once
+  const echo = async () => {
+    const child = await host.spawn("cmd.exe", ["/c", "echo %SPAWNHOST_T_UNTRACKED%"]);
+    assert.ok(child.stdout instanceof net.Socket, "the child's stdout is not on a pipe of Node's");
+    const [out] = await Promise.all([bytesOf(child.stdout), once(child, "close")]);
+    return out.toString().trim();
+  };
+  try {
+    assert.equal(await echo(), "%SPAWNHOST_T_UNTRACKED%"); // cmd leaves an unset name as it is
+    assert.notEqual(process.env, real, "trackEnv's Proxy is not in process.env");
+    // Beneath the Proxy, as a native addon's setenv would: seen only when process.env is read again.
+    real.SPAWNHOST_T_UNTRACKED = "read again";
+    assert.equal(await echo(), "%SPAWNHOST_T_UNTRACKED%", "the launch after one with a pipe of its own read process.env again");
+    assert.equal(await echo(), "%SPAWNHOST_T_UNTRACKED%");
+    process.env.SPAWNHOST_T_WRITTEN = "1"; // a write by JavaScript: the next launch reads it all
+    assert.equal(await echo(), "read again");
+  } finally {
+    delete real.SPAWNHOST_T_UNTRACKED;
+    delete real.SPAWNHOST_T_WRITTEN;
+    await host.shutdown();
+  }
+});

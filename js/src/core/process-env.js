@@ -90,6 +90,17 @@ export function inheritedProcessEnvPairs() {
 let tracking = null;
 
 /**
+ * Where to set a variable for a moment, within one call that restores it before any
+ * launch reads process.env (Windows stream pipes' NODE_PENDING_PIPE_INSTANCES): under
+ * trackEnv's Proxy, the object beneath it, so that the write does not count as a change
+ * and make every next launch read process.env again; else process.env, whatever it is.
+ * @returns {NodeJS.ProcessEnv}
+ */
+export function envForMomentaryWrites() {
+  return tracking && process.env === tracking.proxy ? nodeEnv : process.env;
+}
+
+/**
  * process.env as readProcessEnv gives it, re-read only after JavaScript wrote to it
  * (trackEnv). The first call installs the tracking Proxy.
  * @returns {string[]}

@@ -25,6 +25,7 @@
 // helper/handles.js's HandleInbox, which launch/handover.js uses.
 import net from "node:net";
 import { randomBytes } from "node:crypto";
+import { envForMomentaryWrites } from "../core/process-env.js";
 
 /** Hex digits of a launch's secret, then one digit: the fd. */
 const TOKEN_LENGTH = 32;
@@ -218,8 +219,10 @@ function listenOn(name, instances, onConnection) {
   // pauseOnConnect: nothing is read from a connection before it is known.
   const server = net.createServer({ pauseOnConnect: true }, onConnection);
   server.on("error", () => server.close());
-  const saved = process.env.NODE_PENDING_PIPE_INSTANCES;
-  process.env.NODE_PENDING_PIPE_INSTANCES = String(instances);
+  // net's listen reads it through process.env; set beneath trackEnv's Proxy, if any.
+  const env = envForMomentaryWrites();
+  const saved = env.NODE_PENDING_PIPE_INSTANCES;
+  env.NODE_PENDING_PIPE_INSTANCES = String(instances);
   try {
     // Binds at once (the 'listening' event only follows): the helper may connect as
     // soon as the request reaches it. Exclusive: in a cluster worker a shared listen
@@ -228,8 +231,8 @@ function listenOn(name, instances, onConnection) {
   } catch {
     return null;
   } finally {
-    if (saved === undefined) delete process.env.NODE_PENDING_PIPE_INSTANCES;
-    else process.env.NODE_PENDING_PIPE_INSTANCES = saved;
+    if (saved === undefined) delete env.NODE_PENDING_PIPE_INSTANCES;
+    else env.NODE_PENDING_PIPE_INSTANCES = saved;
   }
   if (server._handle == null) return null;
   // The pipe alone never keeps Node running: the sockets of live children do.
