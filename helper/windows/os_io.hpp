@@ -3,11 +3,14 @@
 // completion port; the helper's own stdin/stdout use blocking threads (blocking_stream.hpp).
 #pragma once
 #include <asio/io_context.hpp>
+#include <asio/steady_timer.hpp>
 #include <asio/windows/object_handle.hpp>
 #include <asio/windows/overlapped_ptr.hpp>
 #include <asio/windows/stream_handle.hpp>
 #include <asio/write.hpp>
 #include <algorithm>
+#include <chrono>
+#include <cstdlib>
 #include <csignal>
 #include <memory>
 #include <optional>
@@ -96,11 +99,19 @@ int terminated_signal(int number) noexcept;
 // or SIGKILL for those libuv does not report (terminated_signal).
 class exit_watch {
  public:
-  exit_watch(asio::io_context& io, int pid, os_handle handle) : pid_(pid), handle_(io, handle.release()) {}
+  exit_watch(asio::io_context& io, int pid, os_handle handle) : pid_(pid), handle_(io, handle.release()), delay_(io) {}
 
   template <class Handler>
   void async_wait(Handler&& handler) {
-    handle_.async_wait(std::forward<Handler>(handler));
+    const auto delay = test_exit_delay();
+    if (delay.count() == 0) return handle_.async_wait(std::forward<Handler>(handler));
+    // Tests only (SPAWNHOST_HELPER_EXIT_DELAY_MS): the exit is seen that much later, so a
+    // kill can come between a child's own end and its reaping, as it may under load.
+    handle_.async_wait([this, delay, handler = std::forward<Handler>(handler)](std::error_code ec) mutable {
+      if (ec) return handler(ec);
+      delay_.expires_after(delay);
+      delay_.async_wait([handler = std::move(handler)](std::error_code waited) mutable { handler(waited); });
+    });
   }
   std::error_code reap(exit_status& out) noexcept {
     const std::error_code ec = reap_process(pid_, handle_.native_handle(), out);
@@ -115,11 +126,20 @@ class exit_watch {
     if (!ec && number != 0) terminated_with_ = terminated_signal(number);
     return ec;
   }
-  void close() { handle_.close(); }
+  void close() {
+    handle_.close();
+    delay_.cancel();
+  }
 
  private:
+  static std::chrono::milliseconds test_exit_delay() noexcept {
+    const char* ms = std::getenv("SPAWNHOST_HELPER_EXIT_DELAY_MS");
+    return std::chrono::milliseconds(ms ? std::clamp(std::strtol(ms, nullptr, 10), 0L, 60000L) : 0L);
+  }
+
   int pid_;
   asio::windows::object_handle handle_;
+  asio::steady_timer delay_;
   int terminated_with_ = 0;
 };
 

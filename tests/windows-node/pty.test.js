@@ -152,7 +152,9 @@ test("20 terminals leave no handle in the helper and no console host behind", as
       const started = [];
       for (let i = 0; i < 20; i++) started.push(await launch(i % 2 ? ["exit", "3"] : ["sleep", "60000"], terminal));
       const during = await runProbe(["handles", String(host.stats().helperPid)]);
-      for (const { child } of started) child.kill();
+      // The sleepers only: a kill may reach an "exit 3" child not yet at its end (its
+      // start under wine is slow under load), which is then rightly killed, not 3.
+      for (const [i, { child }] of started.entries()) if (i % 2 === 0) child.kill();
       const ends = await Promise.all(started.map(({ closed }) => closed));
       assert.equal(ends.filter(([code]) => code === 3).length, 10);
       return during;
