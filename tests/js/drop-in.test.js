@@ -245,3 +245,19 @@ test("an abort right after spawn() emits error inside abort(), and a signal abor
     assert.deepEqual(await sequence(dropIn, when), await sequence(childProcess, when), `abort ${when} spawn()`);
   }
 });
+test("an abort that comes while a slow launch is on its way: spawn first, then the error and execFile's callback, as Node's", async () => {
+  // The helper holds each launch 400 ms, the abort comes at 50: Node's child had emitted
+  // `spawn` by then, so ours waits for it (CI saw callback and error before spawn).
+  const fixture = fileURLToPath(new URL("../fixtures/abort-during-launch.mjs", import.meta.url));
+  const env = { ...process.env, SPAWNHOST_HELPER_BENCH_LAUNCH_DELAY_MS: "400" };
+  const run = async (api) => JSON.parse((await promisify(childProcess.execFile)(process.execPath, [fixture, api], { env })).stdout);
+  const [node, ours] = await Promise.all([run("node:child_process"), run("spawnhost/child_process")]);
+  for (const form of ["spawned", "execFiled"]) {
+    const order = ours[form].seen.map(([event]) => event);
+    assert.ok(order.indexOf("abort() returned") < order.indexOf("spawn"), `the abort came during the launch: ${order}`);
+    // The one difference: Node emits the error inside abort(), ours after it returns.
+    const events = ({ seen, ...rest }) => ({ seen: seen.filter(([event]) => event !== "abort() returned"), ...rest });
+    assert.deepEqual(events(ours[form]), events(node[form]), form);
+  }
+});
+

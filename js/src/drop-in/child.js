@@ -299,10 +299,15 @@ export class DropInChildProcess extends EventEmitter {
     this.once("exit", () => clearTimeout(timer));
   }
 
-  // The `signal` option as Node's spawn applies it. An abort while the launch is on its
-  // way acts at once, as Node's (whose process exists by then) does: the kill waits for
-  // the process, the `error` is emitted inside abort(). A signal already aborted at the
-  // call acts at `spawn`, as Node's does on the tick after it: spawn, error, exit, close.
+  // The `signal` option as Node's spawn applies it, whose process exists at the call and
+  // whose `spawn` comes on the tick after it. An abort in the call's own tick acts at
+  // once: the kill waits for the process, the `error` is emitted inside abort(), before
+  // `spawn`, as Node's is. A later abort acts at once on a child that has emitted
+  // `spawn`; while the launch is still on its way (a slow start, a busy machine), it
+  // waits for `spawn`, which Node's child had emitted by then: execFile's callback and
+  // an `await once(child, "spawn")` must not hear of the abort first. A launch that fails
+  // instead gives no abort error, as Node's kill() of no process gives none. A signal
+  // already aborted at the call acts at `spawn` too: spawn, error, exit, close.
   #watchAbort(signal, killSignal) {
     const abort = {
       pending: false,
@@ -318,13 +323,17 @@ export class DropInChildProcess extends EventEmitter {
       },
     };
     this.#abort = abort;
+    let callTickPassed = false;
     const onAbort = () => {
-      if (!this.#settled) abort.act();
+      if (this.#settled) return;
+      if (this.#spawned || !callTickPassed) abort.act();
+      else abort.pending = true;
     };
     if (signal.aborted) {
       abort.pending = true;
       return;
     }
+    process.nextTick(() => { callTickPassed = true; });
     signal.addEventListener("abort", onAbort, { once: true });
     this.once("exit", () => signal.removeEventListener("abort", onAbort));
     this.once("close", () => signal.removeEventListener("abort", onAbort));
