@@ -358,10 +358,17 @@ export const mutants = [
   {
     name: "abort waits for spawn",
     breaks: "an abort right after spawn() emits its error later than Node does",
-    edits: [{ file: "js/src/drop-in/child.js", find: "      if (!this.#settled) abort.act();", replace: "      if (!this.#settled) setImmediate(() => abort.act());" }],
+    edits: [{ file: "js/src/drop-in/child.js", find: "      if (this.#spawned || !callTickPassed) abort.act();", replace: "      if (this.#spawned || !callTickPassed) setImmediate(() => abort.act());" }],
     tests: ["drop-in.test.js"],
     pattern: "abort right after spawn",
     modes: "inline,helper",
+  },
+  {
+    name: "abort during a slow launch acts before spawn",
+    breaks: "an abort after the call's tick, with the launch still on its way, emits its error (and calls execFile back) before spawn",
+    edits: [{ file: "js/src/drop-in/child.js", find: "      if (this.#spawned || !callTickPassed) abort.act();\n      else abort.pending = true;", replace: "      abort.act();" }],
+    tests: ["drop-in.test.js"],
+    pattern: "slow launch is on its way",
   },
   // The lean launch path (issue 15).
   {
