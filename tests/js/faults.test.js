@@ -120,10 +120,12 @@ if (helperMode) {
     });
 
     test("a quiet helper that answers its liveness checks is left alone", async () => {
-      const host = hostFor("helper", { helperTimeoutMs: 100 });
+      // Six liveness checks while the child sleeps. 500 ms, not less: the hello is held
+      // to it too, and an ASan helper starting on a loaded CI machine once took over 100.
+      const host = hostFor("helper", { helperTimeoutMs: 500 });
       after(() => host.shutdown());
       const pid = (await host.execFile("true"), host.stats().helperPid);
-      const child = await host.spawn("sleep", ["1.5"], { stdio: "ignore" });
+      const child = await host.spawn("sleep", ["3"], { stdio: "ignore" });
       const events = [];
       child.on("error", (error) => events.push(["error", error.name]));
       child.on("exit", (...args) => events.push(["exit", ...args]));
