@@ -10,8 +10,8 @@
 #include <asio/write.hpp>
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <csignal>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <string>
