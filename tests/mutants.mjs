@@ -771,11 +771,11 @@ export const mutants = [
     pattern: "stderr written 10 ms before stdout",
   },
   {
-    name: "outputs' copies kept past the child's exit",
-    breaks: "the helper's copies of a child's outputs stay open after its exit while a grandchild holds them",
-    edits: [{ file: "helper/session.cpp", find: "if (node_ipc_) node_ipc_->child_exited(id);", replace: "if (node_ipc_ && id == 0) node_ipc_->child_exited(id);" }],
-    tests: ["handover.test.js"],
-    pattern: "copies of outputs never written",
+    name: "the helper holds a copy of the outputs it watches",
+    breaks: "a child's write to an output Node destroyed succeeds while the helper watches which output comes first (no EPIPE)",
+    edits: [{ file: "helper/posix/first_output.cpp", find: "    if (!add(out, token << 1)) return;\n", replace: "    if (!add(out, token << 1)) return;\n    (void)::dup(out);\n    (void)::dup(err);\n" }],
+    tests: ["contract-edges.test.js"],
+    pattern: "destroyed",
   },
   // spawnhost/pty (issue 34).
   {

@@ -4,28 +4,30 @@
 // outputs readable, and libuv reads them in the order it started watching them
 // (stdout's first, epoll's ready list keeps the order of EPOLL_CTL_ADD), not in the
 // order the child wrote them, as it does for child_process's own pipes (watched from
-// inside spawn()). The helper sees that order as it happens: it keeps a copy of each
-// output's parent end after handing it over, waits for the first to become readable,
-// and then closes both. Only "stderr before stdout" needs saying (Node's default is
-// the other); its node_ipc sends it to Node as a line after the launch's descriptors.
+// inside spawn()). The helper sees that order as it happens and says "stderr before
+// stdout" (Node's default is the other); its node_ipc sends it to Node as a line after
+// the launch's descriptors.
 //
-// Copies close at the first readability the helper sees (the child's exit makes both
-// readable too), at forget() (the child was reaped: a grandchild may still hold its
-// ends), when more than max_watched launches are watched (the oldest), and with this
-// object. A Node that reads an output before the helper's loop looks takes its edge
-// (epoll drops an edge whose bytes are gone when it is reported): the copies then wait
-// for the next readability, which is harmless to the order (Node read first, in the
-// order it chose) and bounded by the child's life and max_watched. The waits never
-// block the loop: they are asio's readiness waits.
+// The watch must not keep an output open: when Node closes (destroys) a child's stdout,
+// the child's next write fails with EPIPE, as with child_process, only if no other
+// descriptor of that end is left. Linux watches the ends in an epoll set of its own,
+// which holds no reference to them: an entry leaves the set when Node closes the last
+// descriptor (linux: posix/first_output.cpp). macOS's kqueue forgets an event when its
+// descriptor closes, so darwin/first_output.cpp keeps copies of both ends until the
+// first readability or the child's reap; there a destroyed output still takes writes
+// for that long.
+//
+// A launch stops being watched at its first readability (the child's exit makes both
+// readable too), at forget() (the child was reaped), when more than max_watched
+// launches are watched (the oldest), and with this object. The waits never block the
+// loop: they are readiness waits on asio's reactor.
 #pragma once
 #include <asio/io_context.hpp>
 
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <memory>
-#include <unordered_map>
 
 namespace spawnhost {
 
@@ -39,24 +41,18 @@ class first_output {
   first_output(const first_output&) = delete;
   first_output& operator=(const first_output&) = delete;
 
-  // Watches copies of `out` and `err`, the parent ends of launch id's stdout and
-  // stderr (the descriptors themselves stay the caller's). A copy that cannot be made
-  // (EMFILE) leaves the launch unwatched: the order is then libuv's, as before.
+  // Watches `out` and `err`, the parent ends of launch id's stdout and stderr, which
+  // stay the caller's. A watch that cannot be set up (out of descriptors) leaves the
+  // launch unwatched: the order is then libuv's.
   void watch(std::uint64_t id, std::uint64_t pid, int out, int err);
-  // Launch id's child was reaped: its copies close, if still open.
+  // Launch id's child was reaped: nothing more is said of it.
   void forget(std::uint64_t id);
-  // Launches watched now (each holds two descriptors).
+  // Launches watched now.
   std::size_t watching() const noexcept;
 
  private:
-  struct entry;
-  void on_readable(const std::shared_ptr<entry>& e, int fd);
-
-  asio::io_context& io_;
-  stderr_first report_;
-  const std::size_t max_watched_;
-  std::unordered_map<std::uint64_t, std::shared_ptr<entry>> entries_;
-  std::deque<std::weak_ptr<entry>> order_;  // oldest first; expired ones linger a while
+  struct impl;
+  std::shared_ptr<impl> impl_;  // shared: a wait's completion may outlive this object
 };
 
 }  // namespace spawnhost

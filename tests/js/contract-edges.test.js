@@ -1,0 +1,58 @@
+// Edges of node:child_process's contract that other projects' suites found, each run
+// through node:child_process and the drop-in (spawnhost/child_process, through the
+// helper) in the same test, and asked to come out the same:
+// - a child's write to an output Node destroyed fails (EPIPE), whatever watches it;
+// - a blocking call's maxBuffer kills the child as soon as the bytes are read;
+// - launches made one after the other are created in that order.
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import * as childProcess from "node:child_process";
+import * as dropIn from "spawnhost/child_process";
+
+const node = process.execPath;
+
+function closed(child) {
+  return new Promise((resolve) => child.on("close", (code, signal) => resolve({ code, signal })));
+}
+
+// Helper mode only: in inline mode the drop-in is node:child_process itself.
+const throughHelper = (process.env.SPAWNHOST_TEST_MODES || "inline,helper").split(",").includes("helper");
+
+describe("contract edges: the drop-in against node:child_process", { skip: !throughHelper && "helper mode not selected" }, () => {
+  // A child copying stdin to one output: its write fails with EPIPE once Node has
+  // destroyed that output, and the uncaught error exits it with code 1.
+  for (const output of ["stdout", "stderr"]) {
+    test(`${output} destroyed at once: the child's write fails with EPIPE (exit 1), as with child_process`, async () => {
+      const helperBefore = dropIn.stats().helper;
+      for (const api of [childProcess, dropIn]) {
+        for (let run = 0; run < 5; run++) {
+          const child = api.spawn(node, ["-e", `process.stdin.pipe(process.${output})`]);
+          child[output].destroy();
+          child.stdin.end("foobar");
+          assert.deepEqual(await closed(child), { code: 1, signal: null }, `${api === dropIn ? "drop-in" : "node:child_process"}, run ${run}`);
+        }
+      }
+      assert.equal(dropIn.stats().helper - helperBefore, 5, "the drop-in's launches went through the helper");
+    });
+
+    // The first output came and was read; the destroy comes after it. Every later write
+    // must fail, however long the child goes on.
+    test(`${output} destroyed after its first output: the next write fails with EPIPE, as with child_process`, async () => {
+      const script = `
+        process.${output}.on("error", (e) => { require("fs").writeSync(3, e.code); process.exit(7); });
+        process.${output}.write("first\\n");
+        process.stdin.once("data", () => process.${output}.write("second\\n"));
+        setTimeout(() => process.exit(0), 10000);`;
+      for (const api of [childProcess, dropIn]) {
+        const child = api.spawn(node, ["-e", script], { stdio: ["pipe", "pipe", "pipe", "pipe"] });
+        let code = "";
+        child.stdio[3].on("data", (chunk) => (code += chunk));
+        await new Promise((resolve) => child[output].once("data", resolve));
+        child[output].destroy();
+        child.stdin.write("go\n");
+        assert.deepEqual(await closed(child), { code: 7, signal: null }, api === dropIn ? "drop-in" : "node:child_process");
+        assert.equal(code, "EPIPE");
+      }
+    });
+  }
+});
