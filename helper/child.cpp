@@ -22,6 +22,7 @@ child::child(asio::io_context& io, child_owner& owner, std::uint64_t id, launche
       unlimited_credit_(!options.credit),
       detached_(options.detached),
       max_buffer_(options.max_buffer),
+      max_output_(options.max_output),
       timeout_ms_(options.timeout_ms),
       kill_signal_(kill_signal),
       result_hold_(options.result ? std::optional<std::uint64_t>(std::min<std::uint64_t>(*options.result, protocol::max_data_chunk))
@@ -153,7 +154,19 @@ child::read_result child::read_chunk(std::uint32_t fd) {
     stop_relaying();
     return read_result::closed;
   }
+  // As Node's spawnSync, the read that passes the cap is kept whole.
+  if (fd != 3 && max_output_ && (output_total_ += relay) > *max_output_) {
+    end_for_output_cap();
+    return read_result::closed;
+  }
   return read_result::more;
+}
+
+void child::end_for_output_cap() {
+  flags_ |= protocol::exit_flag::max_output;
+  timeout_.cancel();
+  end_for_limit();
+  stop_relaying();
 }
 
 void child::close_now(std::uint32_t fd) {

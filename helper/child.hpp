@@ -106,6 +106,9 @@ class child : public std::enable_shared_from_this<child> {
   read_result read_chunk(std::uint32_t fd);  // one read of stream fd, relayed
   void close_now(std::uint32_t fd);
   void stop_relaying();  // execFile semantics after a timeout or max_buffer kill
+  // Past max_output: spawnSync's Kill(), the kill signal and both outputs' end; the
+  // call's timeout no longer applies (Node's first error is the one it reports).
+  void end_for_output_cap();
   // The helper's own kill (timeout, max_buffer): the kill signal, then SIGKILL after the
   // grace period for a child that ignores it. Node would wait for such a child forever.
   void end_for_limit();
@@ -147,6 +150,10 @@ class child : public std::enable_shared_from_this<child> {
   const bool unlimited_credit_;
   const bool detached_;
   const std::optional<std::uint64_t> max_buffer_;
+  // A blocking call's maxBuffer: stdout and stderr together, counted as they are read,
+  // so the kill comes as soon as Node's own spawnSync would send it.
+  const std::optional<std::uint64_t> max_output_;
+  std::uint64_t output_total_ = 0;
   const std::uint64_t timeout_ms_;
   const int kill_signal_;
   const std::optional<std::uint64_t> result_hold_;  // the `result` option, capped

@@ -30,6 +30,7 @@ struct spawn_options {
   std::uint64_t timeout_ms = 0;        // 0: none
   std::string kill_signal = "SIGTERM";
   std::optional<std::uint64_t> max_buffer;  // absent: no cap; 0: no output allowed
+  std::optional<std::uint64_t> max_output;  // stdout and stderr together (blocking calls); absent: no cap
   std::optional<std::uint64_t> credit;  // absent: unlimited, no credit round trips
   // Present: one `result` frame instead of spawned/eof/exit, holding up to this many
   // bytes of each output (capped at max_data_chunk).

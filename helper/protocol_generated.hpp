@@ -81,6 +81,7 @@ namespace exit_flag {
 inline constexpr std::uint32_t timed_out = 1;
 inline constexpr std::uint32_t max_buffer_stdout = 2;
 inline constexpr std::uint32_t max_buffer_stderr = 4;
+inline constexpr std::uint32_t max_output = 8;
 }  // namespace exit_flag
 
 // Streams a credit or close_output message may name (their `fd` constraint):
@@ -98,6 +99,7 @@ inline constexpr const char* detached = "detached";
 inline constexpr const char* timeout_ms = "timeout_ms";
 inline constexpr const char* kill_signal = "kill_signal";
 inline constexpr const char* max_buffer = "max_buffer";
+inline constexpr const char* max_output = "max_output";
 inline constexpr const char* credit = "credit";
 inline constexpr const char* ipc = "ipc";
 inline constexpr const char* result = "result";

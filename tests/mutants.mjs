@@ -777,6 +777,13 @@ export const mutants = [
     tests: ["contract-edges.test.js"],
     pattern: "destroyed",
   },
+  {
+    name: "a blocking call's maxBuffer does not kill the child",
+    breaks: "spawnSync past maxBuffer reports ENOBUFS but leaves the child to exit on its own (status 0), where Node kills it as it reads",
+    edits: [{ file: "helper/child.cpp", find: "  flags_ |= protocol::exit_flag::max_output;\n  timeout_.cancel();\n  end_for_limit();\n", replace: "  flags_ |= protocol::exit_flag::max_output;\n  timeout_.cancel();\n" }],
+    tests: ["contract-edges.test.js"],
+    pattern: "maxBuffer kills a child",
+  },
   // spawnhost/pty (issue 34).
   {
     name: "a terminal's resize never reaches the child",

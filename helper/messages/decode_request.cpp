@@ -111,6 +111,7 @@ std::optional<failure> read_options(const msgpack::object& o, spawn_options& opt
     } else if (key == opt::timeout_ms) ok = as_uint(v, opts.timeout_ms);
     else if (key == opt::kill_signal) ok = as_str(v, opts.kill_signal);
     else if (key == opt::max_buffer) ok = as_uint(v, opts.max_buffer.emplace());
+    else if (key == opt::max_output) ok = as_uint(v, opts.max_output.emplace());
     else if (key == opt::credit) ok = as_uint(v, opts.credit.emplace());
     else if (key == opt::result) ok = as_uint(v, opts.result.emplace());
     else if (key == opt::uid || key == opt::gid) {

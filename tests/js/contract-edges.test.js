@@ -55,4 +55,35 @@ describe("contract edges: the drop-in against node:child_process", { skip: !thro
       }
     });
   }
+
+  // The child writes past the cap and exits at once: only a kill sent as the bytes are
+  // read finds it alive. Node's outcome is the signal, and ENOBUFS.
+  const writesPastTheCap = ["-e", "process.stdout.write('.'.repeat(11))"];
+  const syncCalls = {
+    spawnSync: (api) => api.spawnSync(node, writesPastTheCap, { maxBuffer: 10, killSignal: "SIGINT" }),
+    execFileSync: (api) => thrown(() => api.execFileSync(node, writesPastTheCap, { maxBuffer: 10, killSignal: "SIGINT", stdio: "pipe" })),
+    execSync: (api) => thrown(() => api.execSync(`"${node}" -e "process.stdout.write('.'.repeat(11))"`, { maxBuffer: 10, killSignal: "SIGINT", stdio: "pipe" })),
+  };
+  for (const [name, call] of Object.entries(syncCalls)) {
+    test(`${name}: maxBuffer kills a child that writes past it and exits, as child_process's does`, () => {
+      const helperBefore = dropIn.stats().helper;
+      const expected = outcomeOf(call(childProcess));
+      assert.deepEqual(expected, { status: null, signal: "SIGINT", code: "ENOBUFS", stdout: 11 }, "node:child_process itself");
+      for (let run = 0; run < 10; run++) assert.deepEqual(outcomeOf(call(dropIn)), expected, `run ${run}`);
+      assert.equal(dropIn.stats().helper - helperBefore, 10, "the drop-in's calls went through the helper");
+    });
+  }
 });
+
+function thrown(call) {
+  try {
+    call();
+  } catch (error) {
+    return error;
+  }
+  assert.fail("the call did not throw");
+}
+
+function outcomeOf(result) {
+  return { status: result.status, signal: result.signal, code: result.error?.code ?? result.code, stdout: result.stdout?.length };
+}

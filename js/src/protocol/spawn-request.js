@@ -37,6 +37,10 @@ export function spawnRequestOptions(r) {
   // that crosses it keeps maxBuffer - before characters, which can take up to three
   // bytes each. The helper stops relaying (and ends the child) only past that.
   if (r.kind === "exec" && Number.isFinite(r.maxBuffer)) options.max_buffer = Math.min(Math.floor(r.maxBuffer) * 3, Number.MAX_SAFE_INTEGER);
+  // A blocking call's maxBuffer counts both outputs together and is the helper's to
+  // enforce as it reads them: the kill must come before a child that writes and exits
+  // is gone (Node's spawnSync kills from its read callback).
+  if (r.kind === "sync" && r.maxBuffer > 0 && Number.isFinite(r.maxBuffer)) options.max_output = Math.min(Math.floor(r.maxBuffer), Number.MAX_SAFE_INTEGER);
   if (r.kind === "spawn") options.credit = OUTPUT_CREDIT;
   if (r.ipc) options.ipc = true;
   if (r.uid !== undefined) options.uid = r.uid;

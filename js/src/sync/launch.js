@@ -65,8 +65,6 @@ export function spawnSyncThroughHelper(sync, request) {
   }
 
   const output = [null, piped[1] ? [] : null, piped[2] ? [] : null];
-  const maxBuffer = request.maxBuffer > 0 && Number.isFinite(request.maxBuffer) ? request.maxBuffer : Infinity;
-  let outputBytes = 0;
   let pid = 0;
   let started = false;
   let exit = null;
@@ -80,8 +78,6 @@ export function spawnSyncThroughHelper(sync, request) {
   // when the child left some unread, so the call waits for that too.
   let inputAcknowledged = 0;
   const inputSettled = () => inputAcknowledged >= inputBytes || pipeError !== null;
-  // Past maxBuffer, output that was already on its way is dropped, as Node stops reading.
-  let discarding = false;
   // The helper must answer soon after the call's own timeout (it kills the child then):
   // one that does not (stopped, say) cannot hold the call past it (timedOutHere). The
   // timeout counts from the child's start, as Node's timer starts once uv_spawn returned.
@@ -106,29 +102,18 @@ export function spawnSyncThroughHelper(sync, request) {
         break;
       case "spawn_error":
         return startFailed(request, values[1]);
-      case "data": {
-        if (discarding) break;
-        const chunk = values[2];
-        output[values[1]]?.push(chunk);
-        outputBytes += chunk.length;
-        // As Node's spawnSync: stdout and stderr count together; past the cap the child
-        // is killed once and its pipes are closed (a child that ignores the signal dies
-        // of SIGPIPE at its next write); what came up to the chunk that passed the cap
-        // is kept.
-        if (outputBytes > maxBuffer) {
-          discarding = true;
-          limitError ??= "ENOBUFS";
-          sync.send("kill", [id, killSignal]);
-          for (const fd of [1, 2]) if (piped[fd]) sync.send("close_output", [id, fd]);
-        }
+      case "data":
+        output[values[1]]?.push(values[2]);
         break;
-      }
       case "eof":
         owed--;
         break;
       case "exit":
         exit = { status: values[2] === null ? values[1] : null, signal: values[2], flags: values[3] };
+        // The helper ends the child for either limit, and for one only (max_output stops
+        // the timer): which one is the call's error.
         if (exit.flags & EXIT_FLAG.timed_out) limitError ??= "ETIMEDOUT";
+        if (exit.flags & EXIT_FLAG.max_output) limitError ??= "ENOBUFS";
         owed--;
         break;
       case "written":
@@ -211,8 +196,8 @@ export function spawnSyncInline(request) {
 }
 
 // The shape spawnRequestOptions reads (a request from core/options.js). kind "sync": no
-// credit (the helper relays output without round trips) and no per-stream max_buffer
-// (Node's cap counts both streams together, so it is counted here).
+// credit (the helper relays output without round trips), and maxBuffer as max_output
+// (Node's cap counts both streams together; the helper kills as it reads past it).
 // No prototype, as core/options.js's requests: the fields it lacks (detached, ipc, remote)
 // are not read from Object.prototype.
 function helperRequest(request, killSignal) {
@@ -227,6 +212,7 @@ function helperRequest(request, killSignal) {
     stdio: request.stdio,
     timeout: request.timeout ?? 0,
     killSignal,
+    maxBuffer: request.maxBuffer,
     uid: request.uid,
     gid: request.gid,
     windowsHide: request.windowsHide,
