@@ -10,8 +10,9 @@ namespace spawnhost {
 thread_local launch_pool* launch_pool::current_pool_ = nullptr;
 thread_local launch_pool::worker* launch_pool::current_worker_ = nullptr;
 
-launch_pool::launch_pool(std::size_t base, std::size_t cap, std::chrono::milliseconds idle)
-    : base_(base), cap_(std::max(base, cap)), idle_time_(idle) {
+launch_pool::launch_pool(std::size_t base, std::size_t cap, std::chrono::milliseconds idle,
+                         std::chrono::microseconds in_order_for)
+    : base_(base), cap_(std::max(base, cap)), idle_time_(idle), in_order_for_(in_order_for) {
   std::lock_guard lock(mutex_);
   while (workers_.size() < base_ && start_thread()) {
   }
@@ -136,7 +137,11 @@ void launch_pool::run(worker& self) {
       return;
     }
     if (jobs_.empty()) return;  // stopping, and nothing left to do
+    if (!may_start_next(lock)) continue;
     --waiting_;
+    const std::uint64_t number = ++last_started_;
+    last_started_at_ = std::chrono::steady_clock::now();
+    last_running_ = true;
     {
       std::function<void()> job = std::move(jobs_.front());
       jobs_.pop_front();
@@ -145,7 +150,25 @@ void launch_pool::run(worker& self) {
     }  // the job's captures go before the lock is taken again
     lock.lock();
     ++waiting_;
+    if (number == last_started_) {
+      last_running_ = false;
+      if (gated_ > 0) wake_.notify_all();  // threads wait for this one's end
+    }
   }
+}
+
+bool launch_pool::may_start_next(std::unique_lock<std::mutex>& lock) {
+  // Kept while stopping too: the jobs queued before the end still run, in order.
+  if (!last_running_ || in_order_for_.count() == 0) return true;
+  const auto until = last_started_at_ + in_order_for_;
+  if (std::chrono::steady_clock::now() >= until) return true;  // a slow one: the next goes beside it
+  // Until that job ends, or another thread starts the next one (then this one's turn
+  // is looked at again from the top, with the job started last).
+  const std::uint64_t waiting_for = last_started_;
+  ++gated_;
+  wake_.wait_until(lock, until, [this, waiting_for] { return !last_running_ || last_started_ != waiting_for; });
+  --gated_;
+  return false;
 }
 
 void launch_pool::join_retired() {

@@ -6,10 +6,17 @@
 // never while a child they created depends on them: on Linux a child's parent-death
 // signal (PR_SET_PDEATHSIG) fires when the *thread* that created it exits, so the
 // launcher pins its thread for as long as such a child lives (launch_pool::pin).
+//
+// Jobs start in submission order, and with `in_order_for` one also waits, before it
+// starts, for the job started before it to end, or to have run that long: launches a
+// program makes one after the other are created in that order, as node:child_process's
+// are (its spawn() returns once the child exists), while a slow creation still holds
+// back the next for that long only (docs/architecture.md, "Launch order").
 #pragma once
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <functional>
 #include <list>
@@ -47,7 +54,9 @@ class launch_pool {
   // the system refuses threads (RLIMIT_NPROC, a thread limit), it runs with those it got
   // and says so on stderr: a helper with one launch thread serves everyone; one that
   // aborted would take every call down with it.
-  launch_pool(std::size_t base, std::size_t cap, std::chrono::milliseconds idle);
+  // `in_order_for`: how long a job waits for the one started before it (0: no wait).
+  launch_pool(std::size_t base, std::size_t cap, std::chrono::milliseconds idle,
+              std::chrono::microseconds in_order_for = std::chrono::microseconds(0));
   explicit launch_pool(std::size_t threads) : launch_pool(threads, threads, std::chrono::milliseconds(0)) {}
   ~launch_pool();  // finishes queued jobs, then joins
   launch_pool(const launch_pool&) = delete;
@@ -71,6 +80,8 @@ class launch_pool {
   void run(worker& self);
   bool start_thread() noexcept;  // under mutex_; false when the system refused
   bool wait_for_job(std::unique_lock<std::mutex>& lock, worker& self);  // false: retire
+  // Under mutex_: false after waiting a while for the job started last (see in_order_for).
+  bool may_start_next(std::unique_lock<std::mutex>& lock);
   void join_retired();
 
   static thread_local launch_pool* current_pool_;
@@ -78,6 +89,12 @@ class launch_pool {
 
   const std::size_t base_, cap_;
   const std::chrono::milliseconds idle_time_;
+  const std::chrono::microseconds in_order_for_;
+  // The job started last: its number, when it started, and whether it still runs.
+  std::uint64_t last_started_ = 0;
+  std::chrono::steady_clock::time_point last_started_at_;
+  bool last_running_ = false;
+  std::size_t gated_ = 0;  // threads waiting in may_start_next
   std::mutex mutex_;
   std::condition_variable wake_;
   std::deque<std::function<void()>> jobs_;

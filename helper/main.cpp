@@ -40,6 +40,18 @@ namespace {
 constexpr std::size_t base_launch_threads = 2;
 constexpr std::size_t default_launch_threads = 16;
 constexpr std::chrono::milliseconds launch_thread_idle{10000};
+// How long a launch waits for the one requested before it to be created, before it is
+// created beside it (launch_pool's in_order_for; docs/architecture.md, "Launch order").
+// POSIX creations take 0.2 to 2 ms, and tens of ms only when a loaded machine's
+// scheduler holds the launch thread: 50 ms keeps the order through those, and a stuck
+// creation (swap, a network file system) still holds the others back no longer. On
+// Windows a creation takes 5 to 30 ms, and endpoint security can hold one for seconds:
+// there the pool's parallel creation is what matters, so later launches wait 20 ms.
+#ifdef _WIN32
+constexpr std::chrono::milliseconds launch_in_order_for{20};
+#else
+constexpr std::chrono::milliseconds launch_in_order_for{50};
+#endif
 
 struct arguments {
   std::size_t launch_threads = default_launch_threads;  // the cap (--launch-threads, maxLaunchThreads)
@@ -126,7 +138,7 @@ int main(int argc, char** argv) {
   std::chrono::milliseconds idle = launch_thread_idle;
   const char* idle_text = std::getenv("SPAWNHOST_HELPER_LAUNCH_IDLE_MS");
   if (long ms = 0; idle_text && parse_number(idle_text, ms)) idle = std::chrono::milliseconds(ms);
-  spawnhost::launch_pool pool(std::min(base_launch_threads, args.launch_threads), args.launch_threads, idle);
+  spawnhost::launch_pool pool(std::min(base_launch_threads, args.launch_threads), args.launch_threads, idle, launch_in_order_for);
   asio::io_context io(1);
   spawnhost::session_config config;
   config.version = SPAWNHOST_VERSION;

@@ -784,6 +784,13 @@ export const mutants = [
     tests: ["contract-edges.test.js"],
     pattern: "maxBuffer kills a child",
   },
+  {
+    name: "launches created side by side",
+    breaks: "two launches asked for one after the other are created at once on two launch threads: the later one's spawn event can come first, and its child can start first",
+    edits: [{ file: "helper/launch_pool.cpp", find: "    if (!may_start_next(lock)) continue;\n", replace: "" }],
+    tests: ["contract-edges.test.js"],
+    pattern: "order of the calls",
+  },
   // spawnhost/pty (issue 34).
   {
     name: "a terminal's resize never reaches the child",

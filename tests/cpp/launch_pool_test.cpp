@@ -16,6 +16,7 @@
 #include <mutex>
 #include <set>
 #include <thread>
+#include <vector>
 
 #include "launch_posix_spawn.hpp"
 #include "process.hpp"
@@ -51,6 +52,51 @@ TEST(LaunchPool, RunsJobsOnSeveralThreadsAtOnce) {
     }
   }
   EXPECT_EQ(ids.size(), 2u);
+}
+
+// With in_order_for, a job starts once the one started before it has ended: launches
+// are created in the order they were asked for, as node:child_process creates them.
+TEST(LaunchPool, AJobWaitsForTheOneStartedBeforeIt) {
+  std::mutex m;
+  std::vector<std::pair<int, bool>> events;  // (job, started?) in the order they happened
+  {
+    launch_pool pool(4, 4, std::chrono::milliseconds(0), std::chrono::seconds(10));
+    for (int job = 0; job < 6; ++job) {
+      pool.submit([&, job] {
+        { std::lock_guard lock(m); events.emplace_back(job, true); }
+        std::this_thread::sleep_for(std::chrono::milliseconds(job % 2 ? 1 : 20));
+        std::lock_guard lock(m);
+        events.emplace_back(job, false);
+      });
+    }
+  }
+  std::vector<std::pair<int, bool>> in_order;
+  for (int job = 0; job < 6; ++job) in_order.insert(in_order.end(), {{job, true}, {job, false}});
+  EXPECT_EQ(events, in_order);
+}
+
+// A slow job holds the next back only for in_order_for: the next starts beside it, so a
+// creation held for seconds (Windows endpoint security) costs one thread, not the order
+// of everything behind it.
+TEST(LaunchPool, ASlowJobHoldsTheNextBackOnlyForInOrderFor) {
+  using clock = std::chrono::steady_clock;
+  std::atomic<bool> slow_done{false};
+  std::atomic<long long> next_started_after_ms{-1};
+  std::atomic<bool> next_saw_slow_done{true};
+  const auto start = clock::now();
+  {
+    launch_pool pool(2, 2, std::chrono::milliseconds(0), std::chrono::milliseconds(30));
+    pool.submit([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+      slow_done = true;
+    });
+    pool.submit([&] {
+      next_saw_slow_done = slow_done.load();
+      next_started_after_ms = std::chrono::duration_cast<std::chrono::milliseconds>(clock::now() - start).count();
+    });
+  }
+  EXPECT_FALSE(next_saw_slow_done.load()) << "the next job waited for the slow one's end";
+  EXPECT_GE(next_started_after_ms.load(), 30) << "the next job did not wait for the one before it at all";
 }
 
 TEST(LaunchPool, LaunchesConcurrentlyWithoutLeakingDescriptorsBetweenChildren) {

@@ -3,7 +3,7 @@
 // helper) in the same test, and asked to come out the same:
 // - a child's write to an output Node destroyed fails (EPIPE), whatever watches it;
 // - a blocking call's maxBuffer kills the child as soon as the bytes are read;
-// - launches made one after the other are created in that order.
+// - launches made one after the other are created in that order, and say so in it.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import * as childProcess from "node:child_process";
@@ -71,6 +71,31 @@ describe("contract edges: the drop-in against node:child_process", { skip: !thro
       assert.deepEqual(expected, { status: null, signal: "SIGINT", code: "ENOBUFS", stdout: 11 }, "node:child_process itself");
       for (let run = 0; run < 10; run++) assert.deepEqual(outcomeOf(call(dropIn)), expected, `run ${run}`);
       assert.equal(dropIn.stats().helper - helperBefore, 10, "the drop-in's calls went through the helper");
+    });
+  }
+
+  // Node's spawn() returns once the child exists: children asked for one after the
+  // other exist in that order, and their `spawn` (or `error`) events come in it. The
+  // helper creates each launch after the one asked for before it (unless that one's
+  // creation takes past 50 ms here, a stuck one: docs/architecture.md, "Launch order").
+  for (const [what, file, event] of [["spawn events", "true", "spawn"], ["error events of missing programs", "/nonexistent/program", "error"]]) {
+    test(`launches made one after the other: their ${what} and pids come in the order of the calls, as with child_process`, async () => {
+      const helperBefore = dropIn.stats().helper;
+      for (const api of [childProcess, dropIn]) {
+        for (let round = 0; round < 5; round++) {
+          const order = [];
+          const children = await Promise.all(Array.from({ length: 8 }, (_, k) => new Promise((resolve) => {
+            const child = api.spawn(file, [], { stdio: "ignore" });
+            child.on(event, () => order.push(k));
+            child.on("close", () => resolve(child));
+          })));
+          const label = `${api === dropIn ? "drop-in" : "node:child_process"}, round ${round}`;
+          assert.deepEqual(order, [0, 1, 2, 3, 4, 5, 6, 7], label);
+          const pids = children.map((child) => child.pid).filter((pid) => pid !== undefined);
+          assert.deepEqual(pids, [...pids].sort((a, b) => a - b), `pids, ${label}`);
+        }
+      }
+      assert.equal(dropIn.stats().helper - helperBefore, 40, "the drop-in's launches went through the helper");
     });
   }
 });
