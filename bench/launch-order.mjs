@@ -3,7 +3,7 @@
 // `sh -c "echo B"`, and whose output Node sees first, through node:child_process and
 // the drop-in (spawnhost/child_process), in alternating rounds of one run. Node's
 // spawn() returns once its child exists, so B is created after A; the helper creates
-// a launch after the one asked for before it (docs/architecture.md, "Launch order").
+// a launch after the one asked for before it (docs/decisions/launch-pool.md, "Launch order").
 // Which child then writes first is the kernel scheduler's choice: B first counts the
 // pairs where the later child's output came first.
 //   node bench/launch-order.mjs [--pairs 40] [--rounds 3]

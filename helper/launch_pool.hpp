@@ -11,7 +11,7 @@
 // starts, for the job started before it to end, or to have run that long: launches a
 // program makes one after the other are created in that order, as node:child_process's
 // are (its spawn() returns once the child exists), while a slow creation still holds
-// back the next for that long only (docs/architecture.md, "Launch order").
+// back the next for that long only (docs/decisions/launch-pool.md, "Launch order").
 #pragma once
 #include <chrono>
 #include <condition_variable>

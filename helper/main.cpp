@@ -41,7 +41,7 @@ constexpr std::size_t base_launch_threads = 2;
 constexpr std::size_t default_launch_threads = 16;
 constexpr std::chrono::milliseconds launch_thread_idle{10000};
 // How long a launch waits for the one requested before it to be created, before it is
-// created beside it (launch_pool's in_order_for; docs/architecture.md, "Launch order").
+// created beside it (launch_pool's in_order_for; docs/decisions/launch-pool.md, "Launch order").
 // POSIX creations take 0.2 to 2 ms, and tens of ms only when a loaded machine's
 // scheduler holds the launch thread: 50 ms keeps the order through those, and a stuck
 // creation (swap, a network file system) still holds the others back no longer. On

@@ -1,5 +1,5 @@
-// Which output of a handed-over launch became readable first (docs/architecture.md,
-// "Child streams"). Node starts watching handed-over sockets only when their
+// Which output of a handed-over launch became readable first
+// (docs/decisions/handover-output-order.md). Node starts watching handed-over sockets only when their
 // descriptors arrive, ~1.5 ms after spawn(); a Node thread busy until then finds both
 // outputs readable, and libuv reads them in the order it started watching them
 // (stdout's first, epoll's ready list keeps the order of EPOLL_CTL_ADD), not in the

@@ -77,7 +77,7 @@ describe("contract edges: the drop-in against node:child_process", { skip: !thro
   // Node's spawn() returns once the child exists: children asked for one after the
   // other exist in that order, and their `spawn` (or `error`) events come in it. The
   // helper creates each launch after the one asked for before it (unless that one's
-  // creation takes past 50 ms here, a stuck one: docs/architecture.md, "Launch order").
+  // creation takes past 50 ms here, a stuck one: docs/decisions/launch-pool.md).
   for (const [what, file, event] of [["spawn events", "true", "spawn"], ["error events of missing programs", "/nonexistent/program", "error"]]) {
     test(`launches made one after the other: their ${what} and pids come in the order of the calls, as with child_process`, async () => {
       const helperBefore = dropIn.stats().helper;
