@@ -7,7 +7,7 @@
 // relies on that. So when one read from the helper holds data for a stream other than
 // the one whose data this turn delivered, the rest of it waits for the next loop turn
 // (setImmediate), in order, the helper's stdout paused meanwhile. A single stream's
-// data, however many frames, goes in one turn, as before (issue 30, item 5).
+// data, however many frames, goes in one turn.
 import { FrameReader } from "../protocol/frames.js";
 
 /**

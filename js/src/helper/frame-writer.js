@@ -3,8 +3,8 @@
 // at the end of that tick (process.nextTick), or earlier by flushNow() and end(). Not
 // once per loop turn (setImmediate): that saved a fifth of the writes with 8 launches
 // in flight but no CPU that could be measured, and it held a request back behind
-// callbacks already queued for the check phase, which may block (bench/RESULTS.md,
-// issue 33). The write is a plain writev on the pipe's descriptor (fs.writevSync: the
+// callbacks already queued for the check phase, which may block (bench/start-call.mjs).
+// The write is a plain writev on the pipe's descriptor (fs.writevSync: the
 // descriptor is non-blocking, so it never waits), with none of the stream's per-write
 // machinery, a sixth of Node's busy time per launch before. What the pipe cannot take
 // at once (it is full, the helper is gone) is handed to the stream, which then keeps

@@ -153,7 +153,7 @@ export class ProcessHost {
   }
 
   // Not an async function: the call's promise is the run's own, one promise and no
-  // extra microtask turns per launch (bench/start-call.mjs, issue 33). A throw still
+  // extra microtask turns per launch (bench/start-call.mjs). A throw still
   // becomes the returned promise's rejection, as from an async function.
   #runExec(request) {
     try {

@@ -2,9 +2,9 @@
 // timeout, signal, input or completeWhen; see isPlainExec) is one id on the channel
 // and two output buffers, settled when the helper has said all it owes about the id.
 // No HostChild, no streams, no extra loop turn: this is what lets one thread launch
-// tens of thousands of programs a second (issue 15). The rules for how the call ends
+// tens of thousands of programs a second. The rules for how the call ends
 // are execOutcome's, shared with the full path in launch/exec-run.js. The helper
-// answers it with one `result` frame (spawn option `result`, issue 25): the exit, the
+// answers it with one `result` frame (spawn option `result`): the exit, the
 // timings and the output, which comes as data frames before it only when it is larger
 // than the frame holds. One frame is one wake-up of this thread per launch.
 import { AsyncResource } from "node:async_hooks";

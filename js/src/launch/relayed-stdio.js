@@ -1,4 +1,4 @@
-// Relayed streams of spawnhost's children as another child's stdio (issue 30, item 3).
+// Relayed streams of spawnhost's children as another child's stdio.
 // node:child_process gives the child the descriptor of a stream's handle; a relayed
 // stream (launch/streams.js: a helper started by a worker thread, a transport,
 // SPAWNHOST_STREAMS=relay, the Windows helper) has none, in this process or any other.

@@ -1,8 +1,8 @@
 // The spawn frame of a launch that repeats the one before it but for its id: a loop
-// running one command (the seed's benchmark, a build tool's compiler calls) sends the
+// running one command (a benchmark's loop, a build tool's compiler calls) sends the
 // same file, arguments, cwd and environment each time. Such a frame is the last one with
 // the id's bytes swapped; only comparing the fields is left, which costs less than
-// encoding them (bench/start-call.mjs, issue 33). The environment is compared by identity,
+// encoding them (bench/start-call.mjs). The environment is compared by identity,
 // as protocol/spawn-frame.js reuses its bytes: core/process-env.js returns the same
 // frozen array while process.env is unchanged, and a user's `env` is a new array each
 // time, so never taken for the last one. Every other option value is a primitive or an
