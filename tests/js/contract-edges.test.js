@@ -8,6 +8,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import * as childProcess from "node:child_process";
 import * as dropIn from "spawnhost/child_process";
+import { isDeepStrictEqual } from "node:util";
 
 const node = process.execPath;
 
@@ -57,20 +58,34 @@ describe("contract edges: the drop-in against node:child_process", { skip: !thro
   }
 
   // The child writes past the cap and exits at once: only a kill sent as the bytes are
-  // read finds it alive. Node's outcome is the signal, and ENOBUFS.
+  // read finds it alive. Node's outcome is the signal, and ENOBUFS. Whether the reader
+  // runs before the child's exit is the scheduler's choice on a loaded machine, for
+  // Node's own spawnSync too: the two faces run alternately, and the drop-in must be
+  // killed as often as Node's, within a small margin (a kill sent a round trip late
+  // lost most runs: status 0 in about half of them, on a quiet machine).
   const writesPastTheCap = ["-e", "process.stdout.write('.'.repeat(11))"];
   const syncCalls = {
     spawnSync: (api) => api.spawnSync(node, writesPastTheCap, { maxBuffer: 10, killSignal: "SIGINT" }),
     execFileSync: (api) => thrown(() => api.execFileSync(node, writesPastTheCap, { maxBuffer: 10, killSignal: "SIGINT", stdio: "pipe" })),
     execSync: (api) => thrown(() => api.execSync(`"${node}" -e "process.stdout.write('.'.repeat(11))"`, { maxBuffer: 10, killSignal: "SIGINT", stdio: "pipe" })),
   };
+  const runs = 12;
   for (const [name, call] of Object.entries(syncCalls)) {
     test(`${name}: maxBuffer kills a child that writes past it and exits, as child_process's does`, () => {
       const helperBefore = dropIn.stats().helper;
-      const expected = outcomeOf(call(childProcess));
-      assert.deepEqual(expected, { status: null, signal: "SIGINT", code: "ENOBUFS", stdout: 11 }, "node:child_process itself");
-      for (let run = 0; run < 10; run++) assert.deepEqual(outcomeOf(call(dropIn)), expected, `run ${run}`);
-      assert.equal(dropIn.stats().helper - helperBefore, 10, "the drop-in's calls went through the helper");
+      const killed = { node: 0, dropIn: 0 };
+      const killedOutcome = { status: null, signal: "SIGINT", code: "ENOBUFS", stdout: 11 };
+      for (let run = 0; run < runs; run++) {
+        for (const [face, api] of [["node", childProcess], ["dropIn", dropIn]]) {
+          const outcome = outcomeOf(call(api));
+          assert.equal(outcome.code, "ENOBUFS", `${face}, run ${run}`);
+          assert.equal(outcome.stdout, 11, `${face}, run ${run}`);
+          if (isDeepStrictEqual(outcome, killedOutcome)) killed[face]++;
+          else assert.deepEqual(outcome, { ...killedOutcome, status: 0, signal: null }, `${face}, run ${run}: killed, or its own exit`);
+        }
+      }
+      assert.ok(killed.dropIn >= killed.node - 2, `killed by node:child_process in ${killed.node} of ${runs} runs, by the drop-in in ${killed.dropIn}`);
+      assert.equal(dropIn.stats().helper - helperBefore, runs, "the drop-in's calls went through the helper");
     });
   }
 
