@@ -125,6 +125,9 @@ child::read_result child::read_chunk(std::uint32_t fd) {
   char* payload = buffer.data() + encode::max_data_head;
   std::size_t want = protocol::max_data_chunk;
   if (!unlimited_credit_) want = static_cast<std::size_t>(std::min<std::uint64_t>(want, s.credit));
+  // Under a blocking call's cap the read that passes it is kept whole, as Node keeps
+  // its own: at most what Node reads at once, so no more output is kept than Node's.
+  if (max_output_ && fd != 3) want = std::min(want, node_read_size);
   const read_outcome got = s.pipe->read_now(payload, want);
   if (got.would_block || got.bytes == 0) owner_.return_buffer(std::move(buffer));
   if (got.would_block) return read_result::would_block;

@@ -103,6 +103,8 @@ class child : public std::enable_shared_from_this<child> {
   // Reads at least this large are sent from the read buffer itself; smaller ones are
   // copied, which is cheap for them and keeps the pooled buffer free.
   static constexpr std::size_t min_zero_copy_read = 16 * 1024;
+  // What libuv reads from a pipe at once (its 64 KiB buffer), Node's chunk.
+  static constexpr std::size_t node_read_size = 64 * 1024;
   read_result read_chunk(std::uint32_t fd);  // one read of stream fd, relayed
   void close_now(std::uint32_t fd);
   void stop_relaying();  // execFile semantics after a timeout or max_buffer kill

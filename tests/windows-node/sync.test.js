@@ -129,18 +129,27 @@ test("maxBuffer: past it the child is ended and the call reports ENOBUFS, as Nod
 });
 
 // The child writes past the cap and exits at once: only a kill sent as the bytes are
-// read (the helper's, as Node's own) finds it alive. Several runs: the late kill of a
-// cap counted in JavaScript lost this race about half the time on Linux.
-test("maxBuffer: a child that writes past it and exits is still killed, as Node's is", () => {
+// read (the helper's, as Node's own) finds it alive. Whether the reader runs before the
+// child's exit is the scheduler's choice on a loaded machine, for Node's spawnSync too:
+// the two faces run alternately, and the helper's must kill as often as Node's, within
+// a small margin (a kill sent a round trip late lost about half the runs on Linux).
+test("maxBuffer: a child that writes past it and exits is killed as often as by Node", () => {
   const [file, args] = script("process.stdout.write('.'.repeat(11))");
   const call = (cp) => cp.spawnSync(file, args, { maxBuffer: 10, killSignal: "SIGINT" });
-  for (let run = 0; run < 5; run++) {
+  const runs = 8;
+  const killed = { ours: 0, theirs: 0 };
+  for (let run = 0; run < runs; run++) {
     const { ours, theirs } = both(call);
-    assert.equal(theirs.error?.code, "ENOBUFS", "node:child_process itself");
+    for (const [face, result] of [["ours", ours], ["theirs", theirs]]) {
+      assert.equal(result.error?.code, "ENOBUFS", `${face}, run ${run}`);
+      assert.equal(result.stdout.length, 11, `${face}, run ${run}`);
+      if (result.status === null) killed[face]++;
+      else assert.equal(result.status, 0, `${face}, run ${run}: killed, or its own exit`);
+    }
     assert.deepEqual(shape(ours.error), shape(theirs.error));
-    for (const key of ["status", "signal"]) assert.deepEqual(ours[key], theirs[key], `${key}, run ${run}`);
-    assert.equal(ours.stdout.length, theirs.stdout.length);
+    if (ours.status === null && theirs.status === null) assert.equal(ours.signal, theirs.signal, "the signal Windows Node reports");
   }
+  assert.ok(killed.ours >= killed.theirs - 2, `killed by node:child_process in ${killed.theirs} of ${runs} runs, through the helper in ${killed.ours}`);
 });
 
 test("a helper that dies during a call fails that call; the next starts a fresh helper", () => {
