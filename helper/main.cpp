@@ -19,14 +19,14 @@
 #include <string_view>
 #include <thread>
 
-#include "launch_pool.hpp"
-#include "termination_signals.hpp"
-#include "process.hpp"
-#include "node_ipc.hpp"
+#include "launch/launch_pool.hpp"
+#include "session/termination_signals.hpp"
+#include "launch/process.hpp"
+#include "launch/node_ipc.hpp"
 #include "pty/terminal.hpp"
-#include "session.hpp"
-#include "sync_socket.hpp"
-#include "test_switches.hpp"
+#include "session/session.hpp"
+#include "sync/sync_socket.hpp"
+#include "base/test_switches.hpp"
 
 #ifndef SPAWNHOST_VERSION
 #error "SPAWNHOST_VERSION must be defined by the build (from js/package.json)"

@@ -37,7 +37,7 @@ export const mutants = [
   {
     name: "helper's own PR_SET_PDEATHSIG removed",
     breaks: "the helper no longer learns of Node's death while its stdin is held open elsewhere",
-    edits: [{ file: "helper/posix/process.cpp", find: "  if (getppid() == origin.node_pid) prctl(PR_SET_PDEATHSIG, SIGTERM);", replace: "" }],
+    edits: [{ file: "helper/linux/process.cpp", find: "  if (getppid() == origin.node_pid) prctl(PR_SET_PDEATHSIG, SIGTERM);", replace: "" }],
     tests: ["orphans.test.js"],
     pattern: "holds the helper's stdin",
   },
@@ -68,7 +68,7 @@ export const mutants = [
   {
     name: "helper's own maxBuffer cap removed",
     breaks: "the helper relays a child's output past maxBuffer (Node's second cap hides it from results)",
-    edits: [{ file: "helper/child.cpp", find: "const bool over = fd != 3 && max_buffer_ &&", replace: "const bool over = false && fd != 3 && max_buffer_ &&" }],
+    edits: [{ file: "helper/session/child.cpp", find: "const bool over = fd != 3 && max_buffer_ &&", replace: "const bool over = false && fd != 3 && max_buffer_ &&" }],
     tests: ["exec-file.test.js"],
     pattern: "relays no more than three times maxBuffer",
   },
@@ -116,7 +116,7 @@ export const mutants = [
   {
     name: "children lose PR_SET_PDEATHSIG",
     breaks: "a child outlives a helper that was SIGKILLed",
-    edits: [{ file: "helper/posix/clone_child.cpp", find: "if (sys(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL) < 0) child_fail(a, \"prctl\");", replace: "" }],
+    edits: [{ file: "helper/linux/clone_child.cpp", find: "if (sys(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL) < 0) child_fail(a, \"prctl\");", replace: "" }],
     tests: ["orphans.test.js"],
     pattern: "helper that is SIGKILLed",
   },
@@ -124,7 +124,7 @@ export const mutants = [
   {
     name: "timeout sends SIGKILL whatever killSignal says",
     breaks: "the helper's timeout ignores killSignal",
-    edits: [{ file: "helper/child.cpp", find: "void child::end_for_limit() {\n  kill(kill_signal_);", replace: "void child::end_for_limit() {\n  kill(sigkill_number);" }],
+    edits: [{ file: "helper/session/child.cpp", find: "void child::end_for_limit() {\n  kill(kill_signal_);", replace: "void child::end_for_limit() {\n  kill(sigkill_number);" }],
     tests: ["faults.test.js"],
     pattern: "while Node's thread is blocked",
   },
@@ -139,14 +139,14 @@ export const mutants = [
   {
     name: "env option ignored",
     breaks: "children get the helper's environment instead of the one asked for",
-    edits: [{ file: "helper/posix/clone_child.cpp", find: "a.envp = options_.env ? envp_.data() : environ;", replace: "a.envp = environ;" }],
+    edits: [{ file: "helper/linux/clone_child.cpp", find: "a.envp = options_.env ? envp_.data() : environ;", replace: "a.envp = environ;" }],
     tests: ["exec-file.test.js"],
     pattern: "env replaces",
   },
   {
     name: "exit codes flattened to 0 or 1",
     breaks: "a child's exit code is reported as 1 whatever it was",
-    edits: [{ file: "helper/posix/process.cpp", find: "if (info.si_code == CLD_EXITED) out.code = info.si_status;", replace: "if (info.si_code == CLD_EXITED) out.code = info.si_status ? 1 : 0;" }],
+    edits: [{ file: "helper/linux/process.cpp", find: "if (info.si_code == CLD_EXITED) out.code = info.si_status;", replace: "if (info.si_code == CLD_EXITED) out.code = info.si_status ? 1 : 0;" }],
     tests: ["exec-file.test.js"],
     pattern: "exit code 3",
   },
@@ -163,8 +163,8 @@ export const mutants = [
     name: "descriptors leak into children",
     breaks: "stdio socketpairs are made without close-on-exec and the child no longer sweeps descriptors before exec",
     edits: [
-      { file: "helper/posix/process.cpp", find: "if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p) < 0) return launch_failure(\"pipe\", errno);", replace: "if (socketpair(AF_UNIX, SOCK_STREAM, 0, p) < 0) return launch_failure(\"pipe\", errno);" },
-      { file: "helper/posix/clone_child.cpp", find: "  sys(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);\n", replace: "" },
+      { file: "helper/linux/process.cpp", find: "if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p) < 0) return launch_failure(\"pipe\", errno);", replace: "if (socketpair(AF_UNIX, SOCK_STREAM, 0, p) < 0) return launch_failure(\"pipe\", errno);" },
+      { file: "helper/linux/clone_child.cpp", find: "  sys(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);\n", replace: "" },
     ],
     tests: ["hygiene.test.js"],
     pattern: "inherit only their stdio",
@@ -188,7 +188,7 @@ export const mutants = [
   {
     name: "no pong",
     breaks: "the helper ignores liveness checks, so a healthy quiet helper is killed as hung",
-    edits: [{ file: "helper/session.cpp", find: "channel_.send(encode::pong(r.token));", replace: "(void)r;" }],
+    edits: [{ file: "helper/session/session.cpp", find: "channel_.send(encode::pong(r.token));", replace: "(void)r;" }],
     tests: ["faults.test.js"],
     pattern: "quiet helper",
   },
@@ -202,14 +202,14 @@ export const mutants = [
   {
     name: "no escalation after a timeout",
     breaks: "a timed-out child that ignores its kill signal runs on",
-    edits: [{ file: "helper/child.cpp", find: "  if (kill_signal_ == sigkill_number || exited_) return;", replace: "  return;" }],
+    edits: [{ file: "helper/session/child.cpp", find: "  if (kill_signal_ == sigkill_number || exited_) return;", replace: "  return;" }],
     tests: ["faults.test.js"],
     pattern: "SIGKILL after killGraceMs",
   },
   {
     name: "launch threads must all start",
     breaks: "a helper refused some of its launch threads aborts instead of running with the rest",
-    edits: [{ file: "helper/launch_pool.cpp", find: "  } catch (const std::system_error&) {", replace: "  } catch (const std::bad_alloc&) {" }],
+    edits: [{ file: "helper/launch/launch_pool.cpp", find: "  } catch (const std::system_error&) {", replace: "  } catch (const std::bad_alloc&) {" }],
     tests: ["faults.test.js"],
     pattern: "runs on 2 launch threads",
   },
@@ -244,7 +244,7 @@ export const mutants = [
   {
     name: "early close_output refused",
     breaks: "execFile's timeout, cutting outputs off before the helper created the process, rejects with a protocol error",
-    edits: [{ file: "helper/session.cpp", find: "  if (auto it = launching_.find(r.id); it != launching_.end()) return it->second->early_closes.push_back(r.fd);\n", replace: "" }],
+    edits: [{ file: "helper/session/session.cpp", find: "  if (auto it = launching_.find(r.id); it != launching_.end()) return it->second->early_closes.push_back(r.fd);\n", replace: "" }],
     tests: ["faults.test.js"],
     pattern: "wait in the helper's queue|still creating the process",
   },
@@ -403,7 +403,7 @@ export const mutants = [
   {
     name: "result mode: eof frames still sent",
     breaks: "a launch answered with a result frame also gets an eof frame per output: more than one frame",
-    edits: [{ file: "helper/child.cpp", find: "if (!result_hold_ || fd == 3) owner_.send(encode::eof(id_, fd));", replace: "owner_.send(encode::eof(id_, fd));" }],
+    edits: [{ file: "helper/session/child.cpp", find: "if (!result_hold_ || fd == 3) owner_.send(encode::eof(id_, fd));", replace: "owner_.send(encode::eof(id_, fd));" }],
     tests: ["result-frame.test.js"],
     pattern: "exactly one frame",
   },
@@ -744,14 +744,14 @@ export const mutants = [
   {
     name: "launch thread retires under its children",
     breaks: "an extra launch thread retires while children it created live, and Linux's parent-death signal kills them",
-    edits: [{ file: "helper/posix/process.cpp", find: "    if (!r.options.detached) out.launch_thread = launch_pool::pin_current_thread();\n", replace: "" }],
+    edits: [{ file: "helper/linux/process.cpp", find: "    if (!r.options.detached) out.launch_thread = launch_pool::pin_current_thread();\n", replace: "" }],
     tests: ["orphans.test.js"],
     pattern: "launch thread the pool added",
   },
   {
     name: "launch pool never grows",
     breaks: "launches that wait for a launch thread wait behind slow ones: the pool stays at its base",
-    edits: [{ file: "helper/launch_pool.cpp", find: "if (waiting_ < jobs_.size() && workers_.size() < cap_) start_thread();", replace: "(void)cap_;" }],
+    edits: [{ file: "helper/launch/launch_pool.cpp", find: "if (waiting_ < jobs_.size() && workers_.size() < cap_) start_thread();", replace: "(void)cap_;" }],
     tests: ["orphans.test.js"],
     pattern: "launch thread the pool added",
   },
@@ -773,7 +773,7 @@ export const mutants = [
   {
     name: "outputs' copies kept past the child's exit",
     breaks: "the helper's copies of a child's outputs stay open after its exit while a grandchild holds them",
-    edits: [{ file: "helper/session.cpp", find: "if (node_ipc_) node_ipc_->child_exited(id);", replace: "if (node_ipc_ && id == 0) node_ipc_->child_exited(id);" }],
+    edits: [{ file: "helper/session/session.cpp", find: "if (node_ipc_) node_ipc_->child_exited(id);", replace: "if (node_ipc_ && id == 0) node_ipc_->child_exited(id);" }],
     tests: ["handover.test.js"],
     pattern: "copies of outputs never written",
   },
@@ -781,14 +781,14 @@ export const mutants = [
   {
     name: "a terminal's resize never reaches the child",
     breaks: "resize changes the numbers on the JS object, but the terminal keeps its size and no SIGWINCH is sent",
-    edits: [{ file: "helper/pty/session_resize.cpp", find: "const std::error_code ec = resize_terminal(c->terminal().get(), r.cols, r.rows);", replace: "const std::error_code ec;" }],
+    edits: [{ file: "helper/session/resize.cpp", find: "const std::error_code ec = resize_terminal(c->terminal().get(), r.cols, r.rows);", replace: "const std::error_code ec;" }],
     tests: ["pty.test.js"],
     pattern: "stty size gives the size",
   },
   {
     name: "a terminal child left running when the helper dies",
     breaks: "a terminal's child (a session of its own) has no parent-death signal, and outlives a killed helper",
-    edits: [{ file: "helper/posix/pty_linux.cpp", find: "    a.die_with_helper = true;", replace: "    a.die_with_helper = false;" }],
+    edits: [{ file: "helper/linux/pty_linux.cpp", find: "    a.die_with_helper = true;", replace: "    a.die_with_helper = false;" }],
     tests: ["pty-orphans.test.js"],
     pattern: "SIGKILLing the helper",
   },

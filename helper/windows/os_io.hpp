@@ -17,10 +17,10 @@
 #include <string>
 #include <utility>
 
-#include "blocking_stream.hpp"
-#include "ipc_frames.hpp"
-#include "process.hpp"
-#include "test_switches.hpp"
+#include "windows/blocking_stream.hpp"
+#include "windows/ipc_frames.hpp"
+#include "launch/process.hpp"
+#include "base/test_switches.hpp"
 
 namespace spawnhost {
 

@@ -24,10 +24,10 @@
 #include <memory>
 #include <string>
 
-#include "blocking_stream.hpp"
+#include "windows/blocking_stream.hpp"
 #include "os_handle.hpp"
-#include "sync_socket.hpp"
-#include "test_switches.hpp"
+#include "sync/sync_socket.hpp"
+#include "base/test_switches.hpp"
 
 namespace spawnhost {
 namespace {

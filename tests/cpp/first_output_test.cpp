@@ -3,7 +3,7 @@
 // first" is reported; the copies close at the first readability, at forget(), beyond
 // the limit of launches watched and with the object; the originals stay the caller's. Through node_ipc,
 // the report is a line after the launch's descriptors.
-#include "first_output.hpp"
+#include "posix/first_output.hpp"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "node_ipc.hpp"
+#include "launch/node_ipc.hpp"
 
 namespace spawnhost {
 namespace {

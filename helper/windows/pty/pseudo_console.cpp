@@ -6,7 +6,7 @@
 #include <mutex>
 #include <unordered_map>
 
-#include "test_switches.hpp"
+#include "base/test_switches.hpp"
 
 namespace spawnhost::windows::conpty {
 namespace {

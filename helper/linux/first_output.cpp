@@ -1,5 +1,5 @@
 // POSIX: see first_output.hpp.
-#include "first_output.hpp"
+#include "posix/first_output.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
