@@ -9,13 +9,15 @@
 // every launch as a child that exited 0 without creating a process: what is left is
 // Node's own cost (and the helper's loop). Real rows launch /bin/true. "trackEnv" rows
 // use the host option that re-reads process.env only after JavaScript wrote to it.
+// The null launcher exists in a test build only (scripts/build-helper writes one to
+// build/spawnhost-helper, the default here; a released helper ignores the switch).
 // bench/start-call.mjs (issue 33) puts the same execFile calls beside the worker-thread
 // host as well, and splits the start call into its parts.
 //   node bench/launch-path.mjs [--n 2000] [--null-n 20000] [--concurrency 8,64] [--idle-n 1000]
 //     [--package <path to another checkout's js/>] (to measure an older commit the same way)
 import { execFile as cpExecFile } from "node:child_process";
 import { resolve } from "node:path";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { mainThreadCpuNs, machineLine } from "./lib/procfs.mjs";
 
 const arg = (name, fallback) => {
@@ -27,6 +29,9 @@ const nullN = Number(arg("null-n", 20000));
 const idleN = Number(arg("idle-n", 1000));
 const concurrencies = arg("concurrency", "8,64").split(",").map(Number);
 const packagePath = arg("package", undefined);
+// The checkout's test build, not a platform package's release helper (ignored by an
+// older package that cannot be pointed at a helper).
+process.env.SPAWNHOST_HELPER_PATH ??= resolve(packagePath ?? fileURLToPath(new URL("../js", import.meta.url)), "../build/spawnhost-helper");
 const { ProcessHost } = await import(packagePath ? pathToFileURL(resolve(packagePath, "src/index.js")).href : "spawnhost");
 
 // Starts `n` calls keeping `concurrency` in flight; `start` returns a promise.
@@ -79,6 +84,11 @@ await nullHost.execFile("/bin/true");
 const trackedHost = new ProcessHost({ fallback: "error", trackEnv: true });
 await trackedHost.execFile("/bin/true");
 delete process.env.SPAWNHOST_HELPER_NULL_LAUNCHER;
+// A helper without the switch launches for real (pid not 0): its "null" rows would lie.
+if ((await nullHost.spawn("/bin/true")).pid !== 0) {
+  console.error(`launch-path: ${process.env.SPAWNHOST_HELPER_PATH} has no null launcher: build a test build with scripts/build-helper`);
+  process.exit(1);
+}
 
 const rows = [];
 for (const concurrency of concurrencies) {

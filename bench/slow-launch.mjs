@@ -4,7 +4,9 @@
 // endpoint security scans every new process (0.3 to 0.9 s measured in the wild).
 //
 // The helper is slowed with SPAWNHOST_HELPER_BENCH_LAUNCH_DELAY_MS: each launch sleeps on
-// its launch thread before the OS call (helper/session/launches.cpp). child_process makes that
+// its launch thread before the OS call (helper/session/launches.cpp), in a test build only
+// (scripts/build-helper: build/spawnhost-helper, the default --helper here; on Windows
+// scripts/build-static --test-hooks win32-x64). child_process makes that
 // call on Node's own thread, so its cell blocks that thread for the same time before
 // each execFile (Atomics.wait): what the same slow CreateProcessW would cost it. A child
 // that is merely slow to print (a fixture sleeping before its first output) would hold
@@ -33,8 +35,8 @@ const arg = (name, fallback) => {
 const n = Number(arg("n", 32));
 const delayMs = Number(arg("delay-ms", 500));
 const caps = arg("caps", "2,4,8,16,32").split(",").map(Number);
-const helper = arg("helper", process.env.SPAWNHOST_HELPER_PATH ?? "");
 const windows = process.platform === "win32";
+const helper = arg("helper", process.env.SPAWNHOST_HELPER_PATH ?? (windows ? "" : fileURLToPath(new URL("../build/spawnhost-helper", import.meta.url))));
 const child = arg("child", windows ? "cmd.exe" : "/bin/true");
 const childArgs = arg("child-args", windows ? "/c,exit" : "").split(",").filter(Boolean);
 

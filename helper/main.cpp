@@ -19,13 +19,14 @@
 #include <string_view>
 #include <thread>
 
-#include "launch_pool.hpp"
-#include "termination_signals.hpp"
-#include "process.hpp"
-#include "node_ipc.hpp"
+#include "launch/launch_pool.hpp"
+#include "session/termination_signals.hpp"
+#include "launch/process.hpp"
+#include "launch/node_ipc.hpp"
 #include "pty/terminal.hpp"
-#include "session.hpp"
-#include "sync_socket.hpp"
+#include "session/session.hpp"
+#include "sync/sync_socket.hpp"
+#include "base/test_switches.hpp"
 
 #ifndef SPAWNHOST_VERSION
 #error "SPAWNHOST_VERSION must be defined by the build (from js/package.json)"
@@ -134,9 +135,10 @@ int main(int argc, char** argv) {
   }
 
   const spawnhost::helper_origin origin = spawnhost::prepare_helper_process(args.leave_parent);
-  // Tests only (SPAWNHOST_HELPER_LAUNCH_IDLE_MS): extra launch threads retire sooner.
+  // Tests only (SPAWNHOST_HELPER_LAUNCH_IDLE_MS, test builds: test_switches.hpp): extra
+  // launch threads retire sooner.
   std::chrono::milliseconds idle = launch_thread_idle;
-  const char* idle_text = std::getenv("SPAWNHOST_HELPER_LAUNCH_IDLE_MS");
+  const char* idle_text = spawnhost::test_switch("SPAWNHOST_HELPER_LAUNCH_IDLE_MS");
   if (long ms = 0; idle_text && parse_number(idle_text, ms)) idle = std::chrono::milliseconds(ms);
   spawnhost::launch_pool pool(std::min(base_launch_threads, args.launch_threads), args.launch_threads, idle, launch_in_order_for);
   asio::io_context io(1);
@@ -147,11 +149,11 @@ int main(int argc, char** argv) {
   config.launch.process_group = origin.node_group;
   config.launch.node_pid = origin.node_pid;
   if (args.stream_pipe) config.launch.stream_pipe = args.stream_pipe;
-  if (const char* on = std::getenv("SPAWNHOST_HELPER_NULL_LAUNCHER"); on && std::string_view(on) == "1") {
+  if (const char* on = spawnhost::test_switch("SPAWNHOST_HELPER_NULL_LAUNCHER"); on && std::string_view(on) == "1") {
     config.null_launcher = true;
     std::fprintf(stderr, "spawnhost-helper: SPAWNHOST_HELPER_NULL_LAUNCHER=1: no process will be created (benchmarks only)\n");
   }
-  if (const char* ms = std::getenv("SPAWNHOST_HELPER_BENCH_LAUNCH_DELAY_MS"); ms && *ms) {
+  if (const char* ms = spawnhost::test_switch("SPAWNHOST_HELPER_BENCH_LAUNCH_DELAY_MS"); ms && *ms) {
     long n = 0;
     if (parse_number(ms, n) && n <= 60000) config.launch_delay = std::chrono::milliseconds(n);
     std::fprintf(stderr, "spawnhost-helper: SPAWNHOST_HELPER_BENCH_LAUNCH_DELAY_MS=%s: every launch holds its thread %ld ms first (benchmarks only)\n", ms, n);

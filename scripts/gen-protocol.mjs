@@ -84,7 +84,7 @@ export function renderJs(s) {
 }
 
 const outputs = [
-  [join(root, "helper/protocol_generated.hpp"), renderCpp(schema)],
+  [join(root, "helper/protocol/protocol_generated.hpp"), renderCpp(schema)],
   [join(root, "js/src/protocol/generated.js"), renderJs(schema)],
 ];
 

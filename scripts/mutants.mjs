@@ -134,7 +134,7 @@ log(`scratch copy at ${root}`);
 checkEdits(root);
 const needsBuild = selected.some((m) => m.edits.some((e) => e.file.startsWith("helper/")));
 log("building the helper from the copy");
-execFileSync("cmake", ["-S", root, "-B", join(root, "build"), "-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DSPAWNHOST_WERROR=ON", "-DSPAWNHOST_TESTS=OFF"], { stdio: "ignore" });
+execFileSync("cmake", ["-S", root, "-B", join(root, "build"), "-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DSPAWNHOST_WERROR=ON", "-DSPAWNHOST_TESTS=OFF", "-DSPAWNHOST_TEST_HOOKS=ON"], { stdio: "ignore" });
 const buildError = buildHelper(root);
 if (buildError) fail(`the unmutated helper does not build:\n${buildError}`);
 // JS mutants run against the unmutated helper, kept aside while C++ mutants rebuild.

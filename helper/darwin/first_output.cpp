@@ -2,6 +2,8 @@
 // was registered with closes, so the watch holds copies of both ends (F_DUPFD_CLOEXEC)
 // until the first readability, forget(), the limit or the object's end. Until then a
 // child's write to an output Node destroyed still succeeds (Linux has no such window).
+#include "posix/first_output.hpp"
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -11,8 +13,6 @@
 #include <unordered_map>
 #include <utility>
 #include <vector>
-
-#include "first_output.hpp"
 
 namespace spawnhost {
 

@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <string>
 
-#include "launch_posix_spawn.hpp"
+#include "posix/launch_posix_spawn.hpp"
 
 namespace spawnhost::posix_spawn_platform {
 

@@ -15,9 +15,9 @@
 #include <cerrno>
 #include <thread>
 
-#include "launch_posix_spawn.hpp"
-#include "process.hpp"
-#include "signal_table.hpp"
+#include "posix/launch_posix_spawn.hpp"
+#include "launch/process.hpp"
+#include "launch/signal_table.hpp"
 
 namespace spawnhost {
 
@@ -120,7 +120,7 @@ helper_origin prepare_helper_process(bool leave_parent) noexcept {
   origin.node_pid = getppid();
   const int node_group = getpgrp();
   if (leave_parent) {
-    // No threads exist yet, so a plain fork is safe (see posix/process.cpp).
+    // No threads exist yet, so a plain fork is safe (see linux/process.cpp).
     const pid_t pid = fork();
     if (pid > 0) _exit(0);
   }

@@ -3,7 +3,7 @@
 // resize_terminal is the POSIX one (posix/pty_common.cpp).
 // UNVERIFIED: compiled for aarch64-macos and x86_64-macos by zig on Linux, never run on
 // macOS (docs/pty.md says what that leaves open).
-#include "launch_posix_spawn.hpp"
+#include "posix/launch_posix_spawn.hpp"
 #include "pty/terminal.hpp"
 
 namespace spawnhost {

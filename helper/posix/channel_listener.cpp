@@ -1,5 +1,5 @@
 // See channel_listener.hpp.
-#include "channel_listener.hpp"
+#include "launch/channel_listener.hpp"
 
 #include <fcntl.h>
 #include <poll.h>

@@ -12,7 +12,7 @@
 // the child's next write fails with EPIPE, as with child_process, only if no other
 // descriptor of that end is left. Linux watches the ends in an epoll set of its own,
 // which holds no reference to them: an entry leaves the set when Node closes the last
-// descriptor (linux: posix/first_output.cpp). macOS's kqueue forgets an event when its
+// descriptor (linux/first_output.cpp). macOS's kqueue forgets an event when its
 // descriptor closes, so darwin/first_output.cpp keeps copies of both ends until the
 // first readability or the child's reap; there a destroyed output still takes writes
 // for that long.

@@ -1,4 +1,4 @@
-#include "launch_common.hpp"
+#include "posix/launch_common.hpp"
 
 #include <fcntl.h>
 #include <signal.h>

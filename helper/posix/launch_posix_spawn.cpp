@@ -3,7 +3,7 @@
 // PATH candidate (execvp's rules), then open its exit handle. posix_spawn reports a
 // failed exec as its return value (glibc and macOS both wait for the exec), so no
 // report pipe is needed here.
-#include "launch_posix_spawn.hpp"
+#include "posix/launch_posix_spawn.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-#include "launch_common.hpp"
+#include "posix/launch_common.hpp"
 
 extern char** environ;
 

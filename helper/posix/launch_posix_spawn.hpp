@@ -2,7 +2,7 @@
 // macOS helper runs is the code tested on Linux (SPAWNHOST_HELPER_POSIX_SPAWN=1 chooses
 // it there; the macOS helper has no other). What differs between the platforms is the
 // handful of hooks at the bottom, one file per platform:
-// helper/posix/posix_spawn_linux.cpp and helper/darwin/posix_spawn_darwin.cpp.
+// helper/linux/posix_spawn_linux.cpp and helper/darwin/posix_spawn_darwin.cpp.
 //
 // What it does not do, by design of posix_spawn:
 // - uid/gid: posix_spawn cannot change credentials. On Linux such a launch goes to the
@@ -16,7 +16,7 @@
 #include <string>
 #include <system_error>
 
-#include "process.hpp"
+#include "launch/process.hpp"
 
 namespace spawnhost {
 

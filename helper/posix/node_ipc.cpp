@@ -1,6 +1,6 @@
 // POSIX: Node's IPC channel to the helper (see node_ipc.hpp). sendmsg/recvmsg with
 // SCM_RIGHTS work the same on Linux and macOS; only MSG_CMSG_CLOEXEC is Linux's.
-#include "node_ipc.hpp"
+#include "launch/node_ipc.hpp"
 
 #include <fcntl.h>
 #include <stdlib.h>
@@ -15,7 +15,7 @@
 #include <system_error>
 #include <utility>
 
-#include "first_output.hpp"
+#include "posix/first_output.hpp"
 
 namespace spawnhost {
 

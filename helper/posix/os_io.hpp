@@ -12,8 +12,8 @@
 #include <optional>
 #include <utility>
 
-#include "process.hpp"
-#include "sigchld_watch.hpp"
+#include "launch/process.hpp"
+#include "posix/sigchld_watch.hpp"
 
 namespace spawnhost {
 

@@ -1,4 +1,4 @@
-#include "pty_common.hpp"
+#include "posix/pty_common.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -8,7 +8,7 @@
 
 #include <cerrno>
 
-#include "launch_common.hpp"
+#include "posix/launch_common.hpp"
 #include "pty/terminal.hpp"
 
 namespace spawnhost {

@@ -4,7 +4,7 @@
 // serve, the terminal's modes, and handing the master on once the child runs.
 #pragma once
 #include "os_handle.hpp"
-#include "process.hpp"
+#include "launch/process.hpp"
 
 namespace spawnhost {
 

@@ -22,11 +22,11 @@
 #include <string>
 #include <vector>
 
-#include "launch_common.hpp"
-#include "launch_posix_spawn.hpp"
+#include "posix/launch_common.hpp"
+#include "posix/launch_posix_spawn.hpp"
 #include "pty/terminal.hpp"
-#include "pty_common.hpp"
-#include "terminal_trampoline.hpp"
+#include "posix/pty_common.hpp"
+#include "posix/terminal_trampoline.hpp"
 
 extern char** environ;
 

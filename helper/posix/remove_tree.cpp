@@ -5,7 +5,7 @@
 #include <cerrno>
 #include <cstdio>
 
-#include "remove_tree.hpp"
+#include "launch/remove_tree.hpp"
 
 namespace spawnhost {
 namespace {

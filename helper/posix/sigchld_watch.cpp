@@ -1,4 +1,4 @@
-#include "sigchld_watch.hpp"
+#include "posix/sigchld_watch.hpp"
 
 #include <sys/wait.h>
 

@@ -1,4 +1,4 @@
-#include "sync_socket.hpp"
+#include "sync/sync_socket.hpp"
 
 #include <fcntl.h>
 #include <sys/socket.h>

@@ -1,5 +1,5 @@
 // The terminal trampoline (terminal_trampoline.hpp), and its entry from main().
-#include "terminal_trampoline.hpp"
+#include "posix/terminal_trampoline.hpp"
 
 #include <fcntl.h>
 #include <sys/ioctl.h>

@@ -1,14 +1,14 @@
 // Terminal children (spawn option pty, docs/pty.md): the child runs on a new
 // pseudo-terminal, as session leader with the terminal as its controlling tty and its
 // fds 0-2, its window size set before exec; on Windows a ConPTY pseudo console. One
-// implementation per platform (posix/pty_linux.cpp; darwin/pty.cpp, on
+// implementation per platform (linux/pty_linux.cpp; darwin/pty.cpp, on
 // posix/pty_posix_spawn.cpp; windows/pty/), so the session and the launch pool stay
 // unaware of it: they call launch_child.
 #pragma once
 #include <cstdint>
 #include <system_error>
 
-#include "process.hpp"
+#include "launch/process.hpp"
 
 namespace spawnhost {
 

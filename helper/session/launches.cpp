@@ -7,7 +7,7 @@
 #include <thread>
 #include <utility>
 
-#include "session.hpp"
+#include "session/session.hpp"
 
 namespace spawnhost {
 namespace {

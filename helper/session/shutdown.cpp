@@ -1,6 +1,6 @@
 // The session's end (session.hpp): ending the children, waiting for launches in flight
 // and for both sessions of a helper, then flushing what is queued for Node.
-#include "session.hpp"
+#include "session/session.hpp"
 
 namespace spawnhost {
 

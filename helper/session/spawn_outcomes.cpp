@@ -3,7 +3,7 @@
 // been read yet, may be in flight, or may have come and gone.
 #include <utility>
 
-#include "session.hpp"
+#include "session/session.hpp"
 
 namespace spawnhost {
 

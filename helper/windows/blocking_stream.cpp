@@ -2,7 +2,7 @@
 // time and posts its completion to the io_context. The thread may be stuck in ReadFile
 // when the helper exits; it shares nothing with the stream but `shared_state`, and
 // touches the io_context only while the stream exists.
-#include "blocking_stream.hpp"
+#include "windows/blocking_stream.hpp"
 #include "os_handle.hpp"
 
 #include <io.h>

@@ -1,4 +1,4 @@
-#include "command_line.hpp"
+#include "windows/command_line.hpp"
 
 #include <windows.h>
 

@@ -4,7 +4,7 @@
 
 #include <cerrno>
 
-#include "process.hpp"
+#include "launch/process.hpp"
 
 namespace spawnhost {
 namespace windows {

@@ -6,7 +6,7 @@
 #include <string>
 #include <system_error>
 
-#include "process.hpp"
+#include "launch/process.hpp"
 
 namespace spawnhost::windows {
 

@@ -3,7 +3,7 @@
 // children's stdio connect to a pipe of Node's (--stream-pipe, windows/node_pipes.hpp),
 // so no launch gives this anything. Node never starts it with --ipc-fd; this only
 // keeps the seam whole.
-#include "node_ipc.hpp"
+#include "launch/node_ipc.hpp"
 
 namespace spawnhost {
 

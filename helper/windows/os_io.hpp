@@ -17,9 +17,10 @@
 #include <string>
 #include <utility>
 
-#include "blocking_stream.hpp"
-#include "ipc_frames.hpp"
-#include "process.hpp"
+#include "windows/blocking_stream.hpp"
+#include "windows/ipc_frames.hpp"
+#include "launch/process.hpp"
+#include "base/test_switches.hpp"
 
 namespace spawnhost {
 
@@ -105,7 +106,7 @@ class exit_watch {
   void async_wait(Handler&& handler) {
     const auto delay = test_exit_delay();
     if (delay.count() == 0) return handle_.async_wait(std::forward<Handler>(handler));
-    // Tests only (SPAWNHOST_HELPER_EXIT_DELAY_MS): the exit is seen that much later, so a
+    // Tests only (SPAWNHOST_HELPER_EXIT_DELAY_MS, test builds): the exit is seen that much later, so a
     // kill can come between a child's own end and its reaping, as it may under load.
     handle_.async_wait([this, delay, handler = std::forward<Handler>(handler)](std::error_code ec) mutable {
       if (ec) return handler(ec);
@@ -133,7 +134,7 @@ class exit_watch {
 
  private:
   static std::chrono::milliseconds test_exit_delay() noexcept {
-    const char* ms = std::getenv("SPAWNHOST_HELPER_EXIT_DELAY_MS");
+    const char* ms = test_switch("SPAWNHOST_HELPER_EXIT_DELAY_MS");
     return std::chrono::milliseconds(ms ? std::clamp(std::strtol(ms, nullptr, 10), 0L, 60000L) : 0L);
   }
 

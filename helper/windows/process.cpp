@@ -21,8 +21,8 @@
 #include <string_view>
 #include <vector>
 
-#include "process.hpp"
-#include "signal_table.hpp"
+#include "launch/process.hpp"
+#include "launch/signal_table.hpp"
 #include "windows/command_line.hpp"
 #include "windows/crt_descriptors.hpp"
 #include "windows/helper_job.hpp"

@@ -7,8 +7,8 @@
 
 #include <string>
 
-#include "process.hpp"
-#include "remove_tree.hpp"
+#include "launch/process.hpp"
+#include "launch/remove_tree.hpp"
 #include "windows/command_line.hpp"
 
 namespace spawnhost {

@@ -24,9 +24,10 @@
 #include <memory>
 #include <string>
 
-#include "blocking_stream.hpp"
+#include "windows/blocking_stream.hpp"
 #include "os_handle.hpp"
-#include "sync_socket.hpp"
+#include "sync/sync_socket.hpp"
+#include "base/test_switches.hpp"
 
 namespace spawnhost {
 namespace {
@@ -68,7 +69,9 @@ std::wstring owner_only_sddl() {
 
 // For tests only: a pause between making the second instance and waiting on it, as a
 // descheduled thread has, so that Node's open comes first (tests/windows-node/sync-pipe.test.js).
+// Test builds only (test_switches.hpp).
 void test_pause_before_ready() {
+  if constexpr (!test_hooks) return;
   wchar_t ms[8] = {};
   const DWORD n = GetEnvironmentVariableW(L"SPAWNHOST_HELPER_SYNC_PIPE_PAUSE_MS", ms, 8);
   if (n > 0 && n < 8) Sleep(static_cast<DWORD>(wcstoul(ms, nullptr, 10)));

@@ -2,7 +2,7 @@
 // SPAWNHOST_HELPER_POSIX_SPAWN=1): a connection from the expected pid is accepted and
 // blocking, one from another pid is not, and removing the listener removes the socket
 // file and its directory.
-#include "channel_listener.hpp"
+#include "launch/channel_listener.hpp"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

@@ -1,10 +1,10 @@
-// helper/posix/first_output (Linux): which output of a handed-over launch became
+// helper/linux/first_output.cpp: which output of a handed-over launch became
 // readable first, on socketpairs standing for the child's stdout and stderr. Only
 // "stderr first" is reported, once, and not after forget(), beyond the limit of
 // launches watched or after the object's end. The watch holds no descriptor of the
 // outputs: the caller's close is their end. Through node_ipc, the report is a line
 // after the launch's descriptors.
-#include "first_output.hpp"
+#include "posix/first_output.hpp"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -18,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-#include "node_ipc.hpp"
+#include "launch/node_ipc.hpp"
 
 namespace spawnhost {
 namespace {

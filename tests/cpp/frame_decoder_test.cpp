@@ -1,4 +1,4 @@
-#include "frame_decoder.hpp"
+#include "protocol/frame_decoder.hpp"
 
 #include <gtest/gtest.h>
 

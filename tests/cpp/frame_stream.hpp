@@ -8,7 +8,7 @@
 #include <vector>
 #include <string_view>
 
-#include "frame_decoder.hpp"
+#include "protocol/frame_decoder.hpp"
 #include "test_util.hpp"
 
 namespace spawnhost::test {

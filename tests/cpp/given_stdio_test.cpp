@@ -15,7 +15,7 @@
 #include "frame_stream.hpp"
 #include "helper_under_test.hpp"
 #include "node_side.hpp"
-#include "process.hpp"
+#include "launch/process.hpp"
 #include "test_util.hpp"
 
 namespace spawnhost {

@@ -16,7 +16,7 @@
 #include <thread>
 
 #include "frame_stream.hpp"
-#include "process.hpp"
+#include "launch/process.hpp"
 #include "test_util.hpp"
 
 namespace spawnhost {

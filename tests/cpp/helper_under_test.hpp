@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "process.hpp"
+#include "launch/process.hpp"
 #include "test_util.hpp"
 
 namespace spawnhost::test {

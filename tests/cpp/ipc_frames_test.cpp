@@ -1,6 +1,6 @@
 // libuv's Windows IPC framing as the Windows helper relays it (helper/windows/ipc_frames.hpp):
 // plain C++, so tested here on every platform.
-#include "../../helper/windows/ipc_frames.hpp"
+#include "windows/ipc_frames.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // The launch pool: jobs run on its threads, all of them, concurrently; it grows while
 // jobs wait, up to its cap, and its extra threads retire when idle, but never while a
 // child tied to them lives. Built under TSan in CI, where the concurrent tests matter.
-#include "launch_pool.hpp"
+#include "launch/launch_pool.hpp"
 
 #include <signal.h>
 #include <sys/resource.h>
@@ -18,8 +18,8 @@
 #include <thread>
 #include <vector>
 
-#include "launch_posix_spawn.hpp"
-#include "process.hpp"
+#include "posix/launch_posix_spawn.hpp"
+#include "launch/process.hpp"
 
 namespace spawnhost {
 namespace {
@@ -226,7 +226,7 @@ void end_child(launched_process& p) {
   reap_process(p.pid, p.exit_handle.get(), st);
 }
 
-// Linux's PR_SET_PDEATHSIG follows the thread that created the child (posix/process.cpp):
+// Linux's PR_SET_PDEATHSIG follows the thread that created the child (linux/process.cpp):
 // a launch thread that retired under a child would have it killed.
 TEST(LaunchPool, AThreadDoesNotRetireUnderAChildTiedToIt) {
   // The posix_spawn launcher (SPAWNHOST_HELPER_POSIX_SPAWN=1, the macOS helper's) sets no

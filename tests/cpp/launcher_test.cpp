@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "process.hpp"
+#include "launch/process.hpp"
 
 namespace spawnhost {
 namespace {

@@ -2,7 +2,7 @@
 // with its descriptor, our copy closed once it went, kept while the channel is full
 // and failed when the channel ends; a NODE_HANDLE from Node is acknowledged, and
 // garbage is an error, not a crash.
-#include "node_ipc.hpp"
+#include "launch/node_ipc.hpp"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

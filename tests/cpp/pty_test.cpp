@@ -1,4 +1,4 @@
-// The Linux terminal launchers on their own: the clone one (helper/posix/pty_linux.cpp)
+// The Linux terminal launchers on their own: the clone one (helper/linux/pty_linux.cpp)
 // and the posix_spawn one of macOS (helper/posix/pty_posix_spawn.cpp, through the
 // helper binary's terminal trampoline), each test for both: the child's terminal, size,
 // session and controlling tty; resize; refused combinations; failures.
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "launch_posix_spawn.hpp"
+#include "posix/launch_posix_spawn.hpp"
 #include "pty/terminal.hpp"
 
 namespace spawnhost {

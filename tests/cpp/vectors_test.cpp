@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "frame_decoder.hpp"
-#include "messages.hpp"
+#include "protocol/frame_decoder.hpp"
+#include "protocol/messages.hpp"
 #include "test_util.hpp"
 
 namespace spawnhost {

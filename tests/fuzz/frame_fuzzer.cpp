@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <cstdlib>
 
-#include "frame_decoder.hpp"
-#include "messages.hpp"
+#include "protocol/frame_decoder.hpp"
+#include "protocol/messages.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace spawnhost;

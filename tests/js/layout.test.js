@@ -1,11 +1,12 @@
 // js/src is laid out in folders by concern, and imports point down: a file may import
 // its own folder and the folders its row of docs/architecture.md's folder map names,
 // which are all below it in that map. The map is the one statement of the order; this
-// test reads it, so the docs and the code cannot drift apart. Also: no file in js/src
-// or in the C++ helper over 400 lines (STYLE.md: small enough to read in one sitting).
+// test reads it, so the docs and the code cannot drift apart. The C++ helper is laid out
+// the same way, in rooms whose order is HELPER_ROOMS below. Also: no file in js/src or
+// in the C++ helper over 400 lines (small enough to read in one sitting).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, readdirSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { dirname, join, posix, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -94,4 +95,60 @@ test(`no file in js/src is over ${MAX_LINES} lines`, () => {
 
 test(`no file of the C++ helper is over ${MAX_LINES} lines`, () => {
   assert.deepEqual(overLong(sourceFiles(join(root, "helper"), /\.(cpp|hpp)$/)), []);
+});
+
+// The helper's rooms, lowest first: a file may include its own room or one below it.
+// Seams come below the platform rooms that implement them (launch/process.hpp,
+// sync/sync_socket.hpp, pty/terminal.hpp...), the platforms below the session that
+// uses them, and main.cpp, alone at the root, on top.
+//   base      owned handles (unique_fd, os_handle per platform), the test-build switches
+//   protocol  frames, their decoder, the messages, encode/decode, generated protocol
+//   launch    the launch pool and the seams a platform implements to launch and hand over
+//   sync      the sync channel's socket
+//   pty       terminal children
+//   posix     what Linux and macOS share; linux and darwin build on it
+//   linux, darwin, windows   each platform's own
+//   session   a session and what it owns: the channel to Node, its children, shutdown
+const HELPER_ROOMS = ["base", "protocol", "launch", "sync", "pty", "posix", "linux", "darwin", "windows", "session", "."];
+const helperRoot = join(root, "helper");
+// Headers each platform supplies under one name (CMake puts the platform's directories
+// on the include path): an include of one may reach any of these.
+const PLATFORM_INCLUDE_DIRS = { posix: ["posix", "base/posix"], windows: ["windows", "base/windows"] };
+
+/** A helper file's room: its first folder under helper/ ("." for main.cpp). */
+const roomOf = (file) => relative(helperRoot, file).split(/[\\/]/).slice(0, -1)[0] ?? ".";
+
+/** The helper files an #include "..." may reach: the including file's folder, then
+ *  helper/, then the platform include directories of the platforms that build it. */
+function includeTargets(file, name) {
+  for (const base of [dirname(file), helperRoot]) {
+    const path = join(base, name);
+    if (existsSync(path)) return [path];
+  }
+  const room = roomOf(file);
+  const families = room === "windows" ? ["windows"] : ["posix", "linux", "darwin"].includes(room) ? ["posix"] : ["posix", "windows"];
+  return families.flatMap((family) => PLATFORM_INCLUDE_DIRS[family].map((dir) => join(helperRoot, dir, name))).filter((path) => existsSync(path));
+}
+
+test("every room of helper/ is in the room order, and only main.cpp is at its root", () => {
+  for (const file of sourceFiles(helperRoot, /\.(cpp|hpp)$/)) {
+    const room = roomOf(file);
+    assert.ok(HELPER_ROOMS.includes(room), `${relative(root, file)}: room ${room} is not in HELPER_ROOMS`);
+    if (room === ".") assert.equal(relative(helperRoot, file), "main.cpp", "only main.cpp lives at helper/'s root");
+  }
+});
+
+test("every #include of a helper file points to its own room or a lower one", () => {
+  const wrong = [];
+  const rank = (file) => HELPER_ROOMS.indexOf(roomOf(file));
+  for (const file of sourceFiles(helperRoot, /\.(cpp|hpp)$/)) {
+    for (const [, name] of readFileSync(file, "utf8").matchAll(/^\s*#\s*include\s+"([^"]+)"/gm)) {
+      const targets = includeTargets(file, name);
+      if (targets.length === 0) wrong.push(`${relative(root, file)} includes "${name}", which is no helper file`);
+      for (const target of targets) {
+        if (rank(target) > rank(file)) wrong.push(`${relative(root, file)} (${roomOf(file)}) includes ${relative(root, target)} (${roomOf(target)}), a room above it`);
+      }
+    }
+  }
+  assert.deepEqual(wrong, []);
 });

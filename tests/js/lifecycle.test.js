@@ -210,7 +210,7 @@ if (modes().includes("helper")) {
     });
 
     test("maxLaunchThreads up to its limit, 1024, is a cap the helper accepts", async () => {
-      // Only what the launches need is started (helper/launch_pool.hpp).
+      // Only what the launches need is started (helper/launch/launch_pool.hpp).
       const host = new ProcessHost({ fallback: "error", maxLaunchThreads: 1024 });
       assert.equal((await host.execFile("echo", ["capped"])).stdout, "capped\n");
       await host.shutdown();

@@ -1,5 +1,7 @@
 // The benchmarks' null launcher (SPAWNHOST_HELPER_NULL_LAUNCHER=1): launches are
 // answered without a process. It must be off unless asked for, and do nothing when on.
+// A test build's switch (CMake SPAWNHOST_TEST_HOOKS, on in scripts/build-helper); that a
+// release helper ignores it is checked by scripts/install-smoke and scripts/build-static.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";

@@ -110,7 +110,7 @@ if (modes().includes("helper")) {
       // Each launch holds its thread 500 ms, so four at once grow the pool past its base
       // of two; an idle extra thread retires after 50 ms. Linux ties a child's
       // parent-death signal to the thread that created it: one retired under its child
-      // would have the child killed (helper/launch_pool.hpp).
+      // would have the child killed (helper/launch/launch_pool.hpp).
       Object.assign(process.env, { SPAWNHOST_HELPER_BENCH_LAUNCH_DELAY_MS: "500", SPAWNHOST_HELPER_LAUNCH_IDLE_MS: "50" });
       const host = hostFor("helper", { maxLaunchThreads: 4 });
       try {

@@ -6,6 +6,8 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "base/test_switches.hpp"
+
 namespace spawnhost::windows::conpty {
 namespace {
 
@@ -20,13 +22,13 @@ struct calls {
 };
 
 // Looked up once; kernel32 is never unloaded, so the pointers stay good.
-// SPAWNHOST_HELPER_NO_CONPTY=1 (set when the helper starts) finds none, to test a
-// Windows without ConPTY on one that has it.
+// SPAWNHOST_HELPER_NO_CONPTY=1 (set when the helper starts; test builds only:
+// test_switches.hpp) finds none, to test a Windows without ConPTY on one that has it.
 const calls& conpty_calls() noexcept {
   static const calls found = [] {
     calls c;
     wchar_t off[2] = {};
-    if (GetEnvironmentVariableW(L"SPAWNHOST_HELPER_NO_CONPTY", off, 2) == 1 && off[0] == L'1') return c;
+    if (test_hooks && GetEnvironmentVariableW(L"SPAWNHOST_HELPER_NO_CONPTY", off, 2) == 1 && off[0] == L'1') return c;
     if (const HMODULE kernel32 = GetModuleHandleW(L"kernel32.dll")) {
       c.create = reinterpret_cast<create_fn>(reinterpret_cast<void*>(GetProcAddress(kernel32, "CreatePseudoConsole")));
       c.resize = reinterpret_cast<resize_fn>(reinterpret_cast<void*>(GetProcAddress(kernel32, "ResizePseudoConsole")));

@@ -1,13 +1,13 @@
 // Descriptors the helper hands over on Node's own IPC channel to it (the "ipc" stdio
 // entry of helper/process.js): a launch's piped stdio, one descriptor per read, the
 // last read ending with the line {"cmd":"NODE_SPAWNHOST_STDIO",...,"fds":[...]} that
-// names them in order (helper/node_ipc.hpp). Not Node's handle protocol, which would
+// names them in order (helper/launch/node_ipc.hpp). Not Node's handle protocol, which would
 // cost an ACK write per descriptor here and the helper a wait for each: the
 // descriptors are taken from the channel's reads (takeDescriptors below), and Node's
 // channel code only parses the line and emits it as an `internalMessage`. They are
 // kept by launch until the launch claims them; the launch joins them with its
 // `spawned` frame (launch/handover.js).
-/** The `cmd` of the line the helper sends with each descriptor (helper/node_ipc.hpp). */
+/** The `cmd` of the line the helper sends with each descriptor (helper/launch/node_ipc.hpp). */
 export const STDIO_HANDLE_CMD = "NODE_SPAWNHOST_STDIO";
 /**
  * The `cmd` of the line that follows a launch's descriptors when its stderr became

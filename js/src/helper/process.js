@@ -76,7 +76,7 @@ export function startHelper({ helperPath, launchThreads, graceMs, platform, tran
     args.push("--sync-pipe", syncPipe);
   }
   // Node's own IPC channel to the helper, the only way a descriptor reaches Node: the
-  // helper hands it each child's stdio (helper/node_ipc.hpp). JSON, as Node's handle
+  // helper hands it each child's stdio (helper/launch/node_ipc.hpp). JSON, as Node's handle
   // protocol is the same in both serializations and JSON is what the helper parses.
   const ipcFd = handsOver(platform, leftParent) ? stdio.length : -1;
   if (ipcFd >= 0) {

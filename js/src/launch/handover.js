@@ -85,7 +85,7 @@ export class LaunchHandover extends LaunchRelay {
 
   whenSpawned(pid, ready) {
     // No descriptors come for no pipe, nor for a launch the helper answered without a
-    // process (pid 0: SPAWNHOST_HELPER_NULL_LAUNCHER, benchmarks only).
+    // process (pid 0: SPAWNHOST_HELPER_NULL_LAUNCHER, a test build's benchmark switch).
     if (this._sockets.length === 0) return ready([]);
     if (pid === 0) {
       this.endOutputs();

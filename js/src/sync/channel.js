@@ -3,7 +3,7 @@
 // channel: its socket belongs to the event loop, which they block. Here everything is a
 // system call on this thread (fs.writeSync / fs.readSync on a non-blocking descriptor,
 // sleeping between tries), with the same frames and the same FrameReader; the helper
-// serves it with a second session (helper/session.hpp). docs/sync.md has the design,
+// serves it with a second session (helper/session/session.hpp). docs/sync.md has the design,
 // why it has no name in the file system, and what the polling costs. On Windows it is a
 // named pipe instead (windows.js), used the same way once open.
 import { closeSync, readSync, writeSync } from "node:fs";

@@ -1,10 +1,10 @@
-#include "child.hpp"
+#include "session/child.hpp"
 
 #include <algorithm>
 #include <asio/write.hpp>
 #include <utility>
 
-#include "write_whole.hpp"
+#include "session/write_whole.hpp"
 
 namespace spawnhost {
 

@@ -10,8 +10,8 @@
 #include <variant>
 #include <vector>
 
-#include "decode_error.hpp"
-#include "protocol_generated.hpp"
+#include "protocol/decode_error.hpp"
+#include "protocol/protocol_generated.hpp"
 
 namespace spawnhost {
 

@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "messages.hpp"
-#include "process.hpp"
+#include "protocol/messages.hpp"
+#include "launch/process.hpp"
 
 namespace spawnhost {
 

@@ -1,7 +1,7 @@
 // The operating-system side of a child: create, signal, reap. One implementation per
-// platform (posix/process.cpp, windows/process.cpp), chosen by CMake, so the logic
-// files above it contain no #ifdefs. os_handle.hpp comes from helper/posix or
-// helper/windows: a descriptor or a HANDLE.
+// platform (linux/process.cpp, darwin/process.cpp, windows/process.cpp), chosen by CMake, so the logic
+// files above it contain no #ifdefs. os_handle.hpp comes from helper/base/posix or
+// helper/base/windows: a descriptor or a HANDLE.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -9,8 +9,8 @@
 #include <string_view>
 #include <system_error>
 
-#include "launch_pool.hpp"
-#include "messages.hpp"
+#include "launch/launch_pool.hpp"
+#include "protocol/messages.hpp"
 #include "os_handle.hpp"
 
 namespace spawnhost {

@@ -3,7 +3,7 @@
 // master (the kernel then signals SIGWINCH to the terminal's foreground group), or on
 // its pseudo console (Windows: ResizePseudoConsole).
 #include "pty/terminal.hpp"
-#include "session.hpp"
+#include "session/session.hpp"
 
 namespace spawnhost {
 

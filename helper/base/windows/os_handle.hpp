@@ -1,5 +1,5 @@
 // Windows: an owned OS handle is a HANDLE, closed exactly once (the twin of
-// helper/posix/os_handle.hpp).
+// helper/base/posix/os_handle.hpp).
 #pragma once
 #ifndef WIN32_LEAN_AND_MEAN
 #define WIN32_LEAN_AND_MEAN

@@ -19,11 +19,11 @@
 #include <cstdint>
 #include <string>
 
-#include "clone_child.hpp"
-#include "launch_common.hpp"
-#include "launch_posix_spawn.hpp"
-#include "process.hpp"
-#include "signal_table.hpp"
+#include "linux/clone_child.hpp"
+#include "posix/launch_common.hpp"
+#include "posix/launch_posix_spawn.hpp"
+#include "launch/process.hpp"
+#include "launch/signal_table.hpp"
 
 #ifndef P_PIDFD
 #define P_PIDFD 3

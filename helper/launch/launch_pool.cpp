@@ -1,4 +1,4 @@
-#include "launch_pool.hpp"
+#include "launch/launch_pool.hpp"
 
 #include <algorithm>
 #include <cstdio>

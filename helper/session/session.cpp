@@ -1,13 +1,14 @@
 // The session (session.hpp): its start, the dispatch of each frame to its handler, and
 // the requests about one child, which wait in its pending launch if the child does not
 // exist yet. The rest lives by concern in session/: launches.cpp (a spawn until its
-// child exists), spawn_outcomes.cpp (await_spawn), shutdown.cpp; and pty/session_resize.cpp.
-#include "session.hpp"
+// child exists), spawn_outcomes.cpp (await_spawn), shutdown.cpp, and resize.cpp (a
+// terminal child's window size).
+#include "session/session.hpp"
 
 #include <asio/post.hpp>
 #include <utility>
 
-#include "remove_tree.hpp"
+#include "launch/remove_tree.hpp"
 
 namespace spawnhost {
 

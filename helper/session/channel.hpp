@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "frame_decoder.hpp"
-#include "messages.hpp"
+#include "protocol/frame_decoder.hpp"
+#include "protocol/messages.hpp"
 #include "os_io.hpp"
 
 namespace spawnhost {

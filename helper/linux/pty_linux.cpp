@@ -16,11 +16,11 @@
 
 #include <cerrno>
 
-#include "clone_child.hpp"
-#include "launch_common.hpp"
-#include "launch_pool.hpp"
-#include "launch_posix_spawn.hpp"
-#include "pty_common.hpp"
+#include "linux/clone_child.hpp"
+#include "posix/launch_common.hpp"
+#include "launch/launch_pool.hpp"
+#include "posix/launch_posix_spawn.hpp"
+#include "posix/pty_common.hpp"
 #include "pty/terminal.hpp"
 
 #ifndef TIOCGPTPEER

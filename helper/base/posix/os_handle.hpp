@@ -1,7 +1,7 @@
 // POSIX: an owned OS handle is a file descriptor. process.hpp uses these names so the
-// same declarations serve the Windows twin (helper/windows/os_handle.hpp).
+// same declarations serve the Windows twin (helper/base/windows/os_handle.hpp).
 #pragma once
-#include "unique_fd.hpp"
+#include "base/unique_fd.hpp"
 
 namespace spawnhost {
 

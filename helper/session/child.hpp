@@ -12,9 +12,9 @@
 #include <string>
 #include <string_view>
 
-#include "messages.hpp"
+#include "protocol/messages.hpp"
 #include "os_io.hpp"
-#include "process.hpp"
+#include "launch/process.hpp"
 
 namespace spawnhost {
 

@@ -1,5 +1,5 @@
 // The clone child and its parent's side (clone_child.hpp).
-#include "clone_child.hpp"
+#include "linux/clone_child.hpp"
 
 #include <fcntl.h>
 #include <linux/close_range.h>
@@ -19,7 +19,7 @@
 #include <memory>
 #include <string_view>
 
-#include "launch_common.hpp"
+#include "posix/launch_common.hpp"
 
 extern char** environ;
 // glibc's own name for clone(). Sanitizer runtimes intercept `clone` and treat the

@@ -21,13 +21,13 @@
 #include <unordered_map>
 #include <vector>
 
-#include "channel.hpp"
-#include "child.hpp"
-#include "launch_pool.hpp"
-#include "messages.hpp"
-#include "channel_listener.hpp"
-#include "node_ipc.hpp"
-#include "process.hpp"
+#include "session/channel.hpp"
+#include "session/child.hpp"
+#include "launch/launch_pool.hpp"
+#include "protocol/messages.hpp"
+#include "launch/channel_listener.hpp"
+#include "launch/node_ipc.hpp"
+#include "launch/process.hpp"
 #include "pty/terminal.hpp"  // launch_child
 
 namespace spawnhost {
@@ -123,7 +123,7 @@ class session final : public channel::handler, public child_owner, public node_i
   void handle(send_request&& r);
   void handle(remove_tree_request&& r);
   void handle(ping_request&& r);
-  void handle(resize_request&& r);  // pty/session_resize.cpp
+  void handle(resize_request&& r);  // session/resize.cpp
   child* find_child(std::uint64_t id, const char* what);
   // await_spawn: session/spawn_outcomes.cpp.
   void handle(await_spawn_request&& r);

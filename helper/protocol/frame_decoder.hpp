@@ -13,8 +13,8 @@
 #include <string_view>
 #include <utility>
 
-#include "decode_error.hpp"
-#include "protocol_generated.hpp"
+#include "protocol/decode_error.hpp"
+#include "protocol/protocol_generated.hpp"
 
 namespace spawnhost {
 

@@ -8,8 +8,8 @@
 
 #include <cerrno>
 
-#include "clone_child.hpp"  // pidfd_supported
-#include "launch_posix_spawn.hpp"
+#include "linux/clone_child.hpp"  // pidfd_supported
+#include "posix/launch_posix_spawn.hpp"
 
 namespace spawnhost::posix_spawn_platform {
 

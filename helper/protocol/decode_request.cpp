@@ -5,7 +5,7 @@
 
 #include <msgpack.hpp>
 
-#include "messages.hpp"
+#include "protocol/messages.hpp"
 
 namespace spawnhost {
 namespace {

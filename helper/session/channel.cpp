@@ -1,10 +1,10 @@
-#include "channel.hpp"
+#include "session/channel.hpp"
 
 #include <asio/post.hpp>
 #include <asio/read.hpp>
 #include <asio/write.hpp>
 
-#include "write_whole.hpp"
+#include "session/write_whole.hpp"
 
 namespace spawnhost {
 

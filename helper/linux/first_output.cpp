@@ -1,11 +1,11 @@
-// Linux: see first_output.hpp. The outputs' ends join an epoll set of the watch's own,
+// Linux: see posix/first_output.hpp. The outputs' ends join an epoll set of the watch's own,
 // one-shot, and the set's descriptor waits on asio's reactor. An epoll entry holds no
 // reference to its file: the helper closes its own descriptors once they are handed
 // over, and when Node closes the last one the entry leaves the set and the child's
 // writes fail with EPIPE, as they do with child_process. Entries cannot be removed
 // without a descriptor, so a launch that is no longer watched may still report one
 // readability of each end (one-shot: never more): it is looked up and ignored.
-#include "first_output.hpp"
+#include "posix/first_output.hpp"
 
 #include <sys/epoll.h>
 #include <unistd.h>
