@@ -223,7 +223,7 @@ export class HelperLaunch {
       this.#timedOutBeforeStart();
       return;
     }
-    const { error, emitted } = spawnFailure(code, this.#request.spawnfile, this.#request.spawnargs);
+    const { error, emitted } = spawnFailure(code, this.#request.spawnfile, this.#request.spawnargs, stage);
     if (!this.#abandoned) this.#releaseId(); // else freed once the helper said all about it
     if (!emitted) {
       this.#finish();
