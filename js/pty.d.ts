@@ -102,14 +102,11 @@ export declare class Terminal extends EventEmitter implements IPty {
   on(event: string | symbol, listener: (...args: any[]) => void): this;
 }
 
-/** A terminal pair with no process (node-pty's open()): both ends for the caller. */
-export declare class TerminalPair extends EventEmitter implements IPty {
-  /** -1: no process runs on the terminal. */
-  readonly pid: number;
-  cols: number;
-  rows: number;
-  readonly process: string;
-  handleFlowControl: boolean;
+/**
+ * A terminal pair with no process (node-pty's open()): both ends for the caller. A
+ * terminal's members, with pid -1, no exit ever, and kill() doing nothing.
+ */
+export interface TerminalPair extends Terminal {
   /** What a terminal window reads and types into. */
   readonly master: Socket;
   /** What a program would have as its stdio. */
@@ -118,18 +115,6 @@ export declare class TerminalPair extends EventEmitter implements IPty {
   readonly ptsName: string;
   /** The master's descriptor. */
   readonly fd: number;
-  onData(listener: (data: string) => any): IDisposable;
-  onData(listener: (data: Buffer) => any): IDisposable;
-  /** No process: never fires. */
-  onExit(listener: (event: IExitEvent) => any): IDisposable;
-  write(data: string | Buffer): void;
-  resize(columns: number, rows: number): void;
-  clear(): void;
-  /** No process: does nothing. */
-  kill(signal?: NodeJS.Signals | string): void;
-  pause(): void;
-  resume(): void;
-  destroy(): void;
 }
 
 /** Starts `file` (default sh; Windows: COMSPEC, else cmd.exe) on a new terminal; a string `args` is a Windows command line. */
