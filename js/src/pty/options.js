@@ -7,8 +7,9 @@ export const DEFAULT_COLS = 80;
 export const DEFAULT_ROWS = 24;
 // What a window size can hold: 16 bits (struct winsize), 15 on Windows (ConPTY's COORD).
 const MAX_DIMENSION = process.platform === "win32" ? 0x7fff : 0xffff;
-// node-pty sanitizes the environment it copies from process.env (not one it is given):
-// a terminal inside tmux or screen must not make its programs think they are in it too.
+// node-pty sanitizes the environment it copies from process.env (not one it is given;
+// POSIX only): a terminal inside tmux or screen must not make its programs think they
+// are in it too.
 const INHERITED_ONLY = ["TMUX", "TMUX_PANE", "STY", "WINDOW", "WINDOWID", "TERMCAP", "COLUMNS", "LINES"];
 
 /** node-pty's type check: a truthy `value` must be of `type`. */
@@ -48,10 +49,12 @@ export function normalizePtyOptions(file, args, options, platform = process.plat
   }
   const cwd = o.cwd || process.cwd();
   const env = { ...(o.env || process.env) };
-  if (!o.env || o.env === process.env) for (const name of INHERITED_ONLY) delete env[name];
   const name = o.name || env.TERM || (windows ? "Windows Shell" : "xterm");
   // node-pty's Windows terminal leaves the environment as it is.
-  if (!windows) Object.assign(env, { PWD: cwd, TERM: name });
+  if (!windows) {
+    if (!o.env || o.env === process.env) for (const variable of INHERITED_ONLY) delete env[variable];
+    Object.assign(env, { PWD: cwd, TERM: name });
+  }
   // undefined: utf8; null: Buffers; "" is utf8 too (node-pty's setEncoding("") is).
   const encoding = o.encoding === null ? null : o.encoding || "utf8";
   if (encoding !== null && !Buffer.isEncoding(encoding)) {
