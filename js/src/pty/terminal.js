@@ -1,7 +1,7 @@
 // One terminal (spawnhost/pty): node-pty's IPty on a HostChild whose process the helper
 // started on a new pseudo-terminal. The master is read and written here (handed over,
 // master.js) or by the helper (relayed: the child's stdin and stdout are the master).
-// What differs from node-pty on purpose is in docs/pty.md, "Decisions".
+// What differs from node-pty on purpose is in docs/pty.md, "Differences from node-pty".
 import { EventEmitter } from "node:events";
 import { constants } from "node:os";
 import { StringDecoder } from "node:string_decoder";
