@@ -9,7 +9,8 @@
 //   prompt:     spawn to an interactive shell's first prompt byte: target no worse.
 // SPAWNHOST_STREAMS=relay measures spawnhost with the helper relaying the master. Only
 // the spawn suite allocates the ballast; run the others in a process of their own.
-//   node bench/pty.mjs [--suite spawn|throughput|prompt] [--rounds N] [--ballast-gib G] [--mb M]
+//   node bench/pty.mjs [--suite spawn|throughput|prompt] [--rounds N] [--ballast-gib G] [--mb M] [--read-pid]
+// --read-pid: each spawn's blocked time includes reading `pid` right after it.
 import { createRequire } from "node:module";
 import { mkdtempSync, rmSync, writeFileSync, openSync, writeSync, closeSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -26,6 +27,7 @@ const { values: args } = parseArgs({ options: {
   rounds: { type: "string", default: "" },
   "ballast-gib": { type: "string", default: "1" },
   mb: { type: "string", default: "200" },
+  "read-pid": { type: "boolean", default: false },
 } });
 const suites = args.suite.split(",");
 const ways = [
@@ -40,6 +42,8 @@ function run(way, file, argv, options = {}) {
     let firstByteMs = null;
     const t0 = performance.now();
     const term = way.spawn(file, argv, { cols: 80, rows: 24, ...options });
+    // --read-pid: the pid read at once too, as terminal hosts do (spawnhost asks the helper).
+    if (args["read-pid"] && !(term.pid > 0)) throw new Error(`${way.name}: no pid at once`);
     const blockedMs = performance.now() - t0;
     term.onData((data) => {
       if (firstByteMs === null) firstByteMs = performance.now() - t0;

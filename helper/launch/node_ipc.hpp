@@ -17,7 +17,9 @@
 // outputs' ends until the first is readable or the child is reaped).
 //
 // The other way (Node's `helper.send(msg, handle)`), NODE_HANDLE lines with a
-// descriptor are acknowledged and given to the handler. Anything else on the channel
+// descriptor are acknowledged and given to the handler; a NODE_SPAWNHOST_GIVE line with
+// a descriptor (spawnhost's JS writing straight to the channel) is given to it without
+// an ACK. Anything else on the channel
 // is reported to the handler as an error and skipped; it never ends the helper.
 //
 // One implementation per platform family: helper/posix/node_ipc.cpp; the Windows

@@ -174,6 +174,12 @@ struct node_ipc::impl : std::enable_shared_from_this<impl> {
   }
 
   void on_line(std::string_view line, os_handle& received) {
+    // spawnhost's own give (js/src/helper/give-now.js): the message a NODE_HANDLE would
+    // carry as its `msg`, written by spawnhost's JS straight to the channel, outside
+    // Node's handle protocol, which holds every later handle until Node has read our
+    // ACK: a thread blocked on a terminal's pid could not send it. No ACK for it.
+    constexpr std::string_view give_prefix = R"({"cmd":"NODE_SPAWNHOST_GIVE",)";
+    if (received && line.substr(0, give_prefix.size()) == give_prefix) return handler_.received(std::string(line), std::move(received));
     constexpr std::string_view handle_prefix = R"({"cmd":"NODE_HANDLE",)";
     if (line.substr(0, handle_prefix.size()) == handle_prefix) {
       if (!received) {

@@ -161,5 +161,30 @@ TEST_F(NodeIpc, AHandleFromNodeIsAcknowledgedAndGarbageIsAnErrorNotACrash) {
   EXPECT_EQ(events.messages[0], "{\"b\":2}");
 }
 
+TEST_F(NodeIpc, SpawnhostsOwnGiveIsTakenWithoutAnAckAndWithoutItsDescriptorIsAnError) {
+  node_ipc ipc(io, ends[0], events);
+  ipc.start();
+  // spawnhost's JS writes it straight to the channel (js/src/helper/give-now.js): a
+  // thread blocked on a terminal's pid reads no ACK, so none is sent.
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe2(pipe_fds, O_CLOEXEC), 0);
+  const std::string give = "{\"cmd\":\"NODE_SPAWNHOST_GIVE\",\"token\":7}";
+  ASSERT_GT(test::send_line_with_fd(ends[1], give + "\n", pipe_fds[0]), 0);
+  ::close(pipe_fds[0]);
+  ::close(pipe_fds[1]);
+  run();
+  ASSERT_EQ(events.messages.size(), 1u);
+  EXPECT_EQ(events.messages[0], give);
+  EXPECT_TRUE(events.errors.empty());
+  // Without a descriptor it is not a give: an error, and still no answer.
+  say(ends[1], give + "\n");
+  run();
+  EXPECT_EQ(events.messages.size(), 1u);
+  EXPECT_EQ(events.errors.size(), 1u);
+  ASSERT_EQ(::fcntl(ends[1], F_SETFL, O_NONBLOCK), 0);
+  char byte;
+  EXPECT_EQ(::recv(ends[1], &byte, 1, 0), -1) << "nothing was sent to Node";
+}
+
 }  // namespace
 }  // namespace spawnhost

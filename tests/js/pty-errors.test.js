@@ -64,17 +64,25 @@ test("with no error listener, failed resizes are one warning per terminal, never
     [["SpawnhostWarning", "SPAWNHOST_PTY_ENOTSUP", "spawnhost/pty: the terminal could not be resized: Request not supported (ENOTSUP)"]]);
 });
 
-test("before the child runs, an error is the failed start: an error event, then no exit", async () => {
+test("before the child runs, an error is the failed start: `error` where listened for, its reason shown, exit 1 once", async () => {
   const child = new EventEmitter();
   child.stdout = new PassThrough();
   child.stdin = new PassThrough();
   const term = new Terminal(normalizePtyOptions("prog", [], {}), child, null);
-  let exited = false;
-  term.onExit(() => (exited = true));
+  const exits = [];
+  let shown = "";
+  term.onData((data) => (shown += data));
+  term.onExit((exit) => exits.push(exit));
   const errored = once(term, "error");
   const failure = Object.assign(new Error("spawn ENOTSUP"), { code: "ENOTSUP" });
   term._startFailed(failure);
   assert.equal((await errored)[0], failure);
   child.emit("close", -1, null);
-  assert.equal(exited, false);
+  assert.equal(shown, "spawnhost/pty: the terminal's program could not be started: spawn ENOTSUP\r\n");
+  assert.deepEqual(exits, [{ exitCode: 1, signal: 0 }]);
+  // Nobody listens for `error`: nothing is thrown, the exit comes all the same.
+  const quiet = new Terminal(normalizePtyOptions("prog", [], {}), Object.assign(new EventEmitter(), { stdout: new PassThrough(), stdin: new PassThrough() }), null);
+  const quietExit = new Promise((resolve) => quiet.onExit(resolve));
+  quiet._startFailed(failure);
+  assert.deepEqual(await quietExit, { exitCode: 1, signal: 0 });
 });

@@ -175,25 +175,26 @@ describe("spawnhost/pty", { skip: ptySkip }, () => {
     await plainDone;
   });
 
-  test("a file that cannot run is an error event with child_process's code; bad options throw", async () => {
+  test("a file that cannot run shows why and exits 1 (node-pty's child's way), `error` only when listened for; bad options throw", async () => {
     const term = pty.spawn("/nonexistent/program", []);
     const error = await new Promise((resolve) => term.on("error", resolve));
     assert.equal(error.code, "ENOENT");
-    assert.throws(() => pty.spawn("sh", [], { cols: 0 }), RangeError);
-    assert.throws(() => pty.spawn("sh", "-c true"), TypeError);
-    assert.throws(() => pty.spawn("sh", [], { encoding: "nope" }), TypeError);
+    assert.throws(() => pty.spawn("sh", [], { cols: "wide" }), { constructor: Error, message: "cols must be a number (not a string)" });
+    assert.throws(() => pty.spawn("sh", "-c true"), { constructor: Error, message: "args as a string is not supported on unix." });
+    assert.throws(() => pty.spawn("sh", [], { encoding: "nope" }), { code: "ERR_UNKNOWN_ENCODING" });
     // A failure Node's spawn() throws rather than emits (E2BIG: one argument longer than
-    // Linux's 128 KiB limit) is an error event too, with child_process's code, and no exit.
+    // Linux's 128 KiB limit) ends the same way, with child_process's code on `error`.
     assert.throws(() => cpSpawn("true", ["x".repeat(200_000)]), { code: "E2BIG" });
     const tooLong = pty.spawn("true", ["x".repeat(200_000)]);
-    let exited = false;
-    tooLong.onExit(() => (exited = true));
-    const thrown = await new Promise((resolve) => tooLong.on("error", resolve));
-    assert.equal(thrown.code, "E2BIG");
-    await sleep(100);
-    assert.equal(exited, false);
+    let out = "";
+    tooLong.onData((data) => (out += data));
+    const errored = new Promise((resolve) => tooLong.on("error", resolve));
+    const exit = await new Promise((resolve) => tooLong.onExit(resolve));
+    assert.equal((await errored).code, "E2BIG");
+    assert.equal(out, "execvp(3) failed.: Argument list too long\r\n");
+    assert.deepEqual(exit, { exitCode: 1, signal: 0 });
     const live = shell("sleep 5");
-    assert.throws(() => live.resize(-1, 5), RangeError);
+    assert.throws(() => live.resize(-1, 5), { constructor: Error, message: "resizing must be done using positive cols and rows" });
     live.kill("SIGKILL");
     await untilExit(live);
   });

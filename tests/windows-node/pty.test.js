@@ -67,16 +67,12 @@ test("kill() ends the terminal's child: the signal libuv reports on Windows, as 
   assert.deepEqual(exit, { exitCode: 0, signal: constants.signals[expected.signal] });
 });
 
-test("a file that is not there is an error event with ENOENT, and no exit", async () => {
+test("a file that is not there: an error event with ENOENT for a listener, then exit 1, as node-pty's failed start", async () => {
   const term = pty.spawn("no-such-program-here.exe", [], { env });
-  let exited = false;
-  term.onExit(() => {
-    exited = true;
-  });
+  const exited = new Promise((resolve) => term.onExit(resolve));
   const [error] = await once(term, "error");
   assert.equal(error.code, "ENOENT");
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  assert.equal(exited, false);
+  assert.deepEqual(await exited, { exitCode: 1, signal: 0 });
 });
 
 test("the data path, both ways, through the console itself: CONOUT$ reaches onData, write() reaches CONIN$", async () => {

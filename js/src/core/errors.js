@@ -80,18 +80,24 @@ export class AbortError extends Error {
 // the same split so that callers see the same thing in both modes.
 const EMITTED_SPAWN_FAILURES = new Set(["EACCES", "EAGAIN", "EMFILE", "ENFILE", "ENOENT"]);
 
+/** The step of a launch that failed, on a spawnFailure error: "exec", "chdir", "setuid"... (the helper's stage). */
+export const LAUNCH_STAGE = Symbol("spawnhost.launchStage");
+
 /**
  * The error child_process produces when a process cannot be created.
  * @param {string} code errno name, e.g. "ENOENT"
  * @param {string} spawnfile
  * @param {string[]} spawnargs the full argv, argv0 first
+ * @param {string} [stage] the helper's stage of the failure
  * @returns {{ error: HostSpawnError, emitted: boolean }} emitted: reported through the
  *   child's `error` event (true) or thrown by spawn() itself (false).
  */
-export function spawnFailure(code, spawnfile, spawnargs) {
+export function spawnFailure(code, spawnfile, spawnargs, stage) {
   const emitted = EMITTED_SPAWN_FAILURES.has(code);
   const syscall = emitted ? `spawn ${spawnfile}` : "spawn";
   const error = errnoError(code, syscall);
+  // Not a field of Node's errors: hidden from enumeration, for spawnhost/pty's message.
+  Object.defineProperty(error, LAUNCH_STAGE, { value: stage });
   if (emitted) {
     error.path = spawnfile;
     error.spawnargs = spawnargs.slice(1);

@@ -7,6 +7,8 @@
 // channel code only parses the line and emits it as an `internalMessage`. They are
 // kept by launch until the launch claims them; the launch joins them with its
 // `spawned` frame (launch/handover.js).
+import { channelHandleOf, giveNow } from "./give-now.js";
+
 /** The `cmd` of the line the helper sends with each descriptor (helper/launch/node_ipc.hpp). */
 export const STDIO_HANDLE_CMD = "NODE_SPAWNHOST_STDIO";
 /**
@@ -92,6 +94,15 @@ export class HandleInbox {
     return new Promise((resolve, reject) => {
       this.#helper.send(message, handle, { keepOpen: true }, (error) => (error ? reject(error) : resolve()));
     });
+  }
+
+  /**
+   * Sends a descriptor to the helper now, outside Node's handle protocol (give-now.js),
+   * for a thread that blocks on the launch next.
+   * @returns {"written"|"queued"|null} as giveNow
+   */
+  giveNow(message, handle) {
+    return giveNow(this.#helper, message, handle);
   }
 
   /** The launch that took its handles is over: nothing more is said to it. */
@@ -180,8 +191,7 @@ export class HandleInbox {
  * found.
  */
 function takeDescriptors(helper, take) {
-  const symbol = Object.getOwnPropertySymbols(helper).find((s) => s.description === "kChannelHandle");
-  const channel = symbol && helper[symbol];
+  const channel = channelHandleOf(helper);
   const onread = channel?.onread;
   if (typeof onread !== "function" || !("pendingHandle" in channel)) return false;
   channel.onread = function (...args) {

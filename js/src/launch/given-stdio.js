@@ -44,11 +44,55 @@ export async function giveStdio(inbox, request) {
   const tokens = [0, 0, 0];
   for (const [fd, handle] of handles.entries()) {
     if (!handle) continue;
-    lastToken = lastToken >= 0xffffffff ? 1 : lastToken + 1;
-    tokens[fd] = lastToken;
-    await inbox.give({ cmd: GIVE_CMD, token: lastToken }, handle);
+    tokens[fd] = nextToken();
+    await inbox.give({ cmd: GIVE_CMD, token: tokens[fd] }, handle);
   }
   return tokens;
+}
+
+/**
+ * giveStdio done now, where it can be: every entry's handle is at hand and the inbox
+ * writes descriptors itself (helper/give-now.js). Null when not (nothing was sent): the
+ * caller takes giveStdio's way. `written`: every descriptor is in the kernel's buffer, so
+ * the helper gets them all even while this thread blocks on the launch.
+ * @returns {{ tokens: number[], written: boolean }|null}
+ */
+export function giveStdioNow(inbox, request) {
+  if (typeof inbox?.giveNow !== "function") return null;
+  const handles = request.given.map((entry) => (entry && !awaitingHandle(entry) ? streamHandle(entry) : null));
+  if (handles.some((handle, fd) => request.given[fd] && !(handle?.fd >= 0))) return null;
+  const tokens = [0, 0, 0];
+  let written = true;
+  for (const [fd, handle] of handles.entries()) {
+    if (!handle) continue;
+    tokens[fd] = nextToken();
+    // Null only where the channel cannot be written this way at all (then for the first
+    // entry: nothing was sent), or is broken (the helper is going away with it).
+    const sent = inbox.giveNow({ cmd: GIVE_CMD, token: tokens[fd] }, handle);
+    if (sent === null) return null;
+    written &&= sent === "written";
+  }
+  return { tokens, written };
+}
+
+/**
+ * Gives the request's streams (giveStdioNow, else giveStdio), then calls `send` with the
+ * tokens (at once where it could give now), or `failed` with giveStdio's error.
+ * @returns {boolean} true when every descriptor is in the kernel's buffer already
+ */
+export function giveStdioThen(inbox, request, send, failed) {
+  const now = giveStdioNow(inbox, request);
+  if (now) {
+    send(now.tokens);
+    return now.written;
+  }
+  giveStdio(inbox, request).then(send, failed);
+  return false;
+}
+
+function nextToken() {
+  lastToken = lastToken >= 0xffffffff ? 1 : lastToken + 1;
+  return lastToken;
 }
 
 // The handle as child_process finds it (core/stdio-streams.js). A socket of a child

@@ -4,17 +4,11 @@
 import { AsyncResource } from "node:async_hooks";
 import { HostChild, watchAbortSignal } from "./host-child.js";
 import { childStreams } from "./handover.js";
-import { deliverClose, deliverExit, drainAfterExit, setTimedOutBeforeStart } from "./child-end.js";
-import { giveStdio } from "./given-stdio.js";
+import { deliverClose, deliverExit, drainAfterExit, launchDeadline, setTimedOutBeforeStart } from "./child-end.js";
+import { giveStdioThen } from "./given-stdio.js";
 import { encodeRequestFrame } from "../protocol/spawn-frame.js";
 import { awaitSpawnedPid } from "../sync/launch.js";
 import { AbortError, ProtocolError, spawnFailure } from "../core/errors.js";
-
-// The helper applies `timeout` to the running process. A launch the helper has not
-// even started this long after its deadline (every launch thread stuck) is given up
-// on the calling thread, and reported as the timeout it is.
-const LAUNCH_DEADLINE_GRACE_MS = 1000;
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Drives one child through starting → launching → running → exited → closed. */
 export class HelperLaunch {
@@ -29,6 +23,7 @@ export class HelperLaunch {
   #state = "starting";
   #pendingKill = null;
   #abortedBeforeCall = false;
+  #given = null; // stdio given (#give): "now", in the kernel's buffer; "loop", some waits for this loop
   /** @type {import("./relay.js").LaunchRelay} the child streams (relayed, or handed over) */
   #relay;
   #channelEnded = false;
@@ -87,18 +82,19 @@ export class HelperLaunch {
     this.#abortedBeforeCall = request.signal?.aborted === true;
     if (this.#abortedBeforeCall) this.#pendingKill = request.killSignal;
     else watchAbortSignal(this.child, request.signal, request.killSignal);
-    if (request.timeout > 0) {
-      this.#launchDeadline = setTimeout(() => this.#launchOverdue(), Math.min(request.timeout + LAUNCH_DEADLINE_GRACE_MS, MAX_TIMER_MS)).unref();
-    }
+    this.#launchDeadline = launchDeadline(request.timeout, () => this.#launchOverdue());
     channel.ready.then(() => (request.given ? this.#give() : this.#sendSpawn()), (error) => this.#onGone(error));
   }
 
-  // Streams given as stdio reach the helper before the spawn naming them (given-stdio.js,
-  // on this loop: #waitForPid cannot block for it); the spawn then goes even if a kill
-  // came meanwhile (the kill follows), so that the helper holds none of them in vain.
+  // Streams given as stdio go to the helper before the spawn naming them: now where they
+  // can (given-stdio.js), else on this loop (#waitForPid cannot block for that). The spawn
+  // then goes even if a kill came meanwhile (the kill follows): the helper holds none in vain.
   #give() {
+    if (this.#state !== "starting" || this.#given) return;
     if (this.#pendingKill !== null) return this.#sendSpawn();
-    giveStdio(this.#channel.handles, this.#request).then((tokens) => this.#sendSpawn(tokens), (error) => this.#state === "starting" && this.#onSpawnError(error.code, "stdio"));
+    this.#given = "loop";
+    const failed = (error) => this.#state === "starting" && this.#onSpawnError(error.code, "stdio");
+    if (giveStdioThen(this.#channel.handles, this.#request, (tokens) => this.#sendSpawn(tokens), failed)) this.#given = "now";
   }
 
   #sendSpawn(given) {
@@ -143,10 +139,12 @@ export class HelperLaunch {
       if (this.#state === "starting") {
         // Still waiting for the main channel's hello. The sync channel checks the
         // same helper's hello on its own, so the spawn may go now.
-        if (this.#pendingKill !== null || this.#request.given || !this.#channel.syncChannel()) return;
-        this.#sendSpawn();
+        if (this.#pendingKill !== null || !this.#channel.syncChannel()) return;
+        if (this.#request.given) this.#give();
+        else this.#sendSpawn();
       }
-      if (this.#state !== "launching") return;
+      // A given descriptor still in Node's hands: the helper cannot start the child yet.
+      if (this.#state !== "launching" || this.#given === "loop") return;
       const pid = awaitSpawnedPid(this.#channel, this.#id);
       if (pid !== undefined && this.child.pid === undefined) this.child.pid = pid;
     } catch {
@@ -225,7 +223,7 @@ export class HelperLaunch {
       this.#timedOutBeforeStart();
       return;
     }
-    const { error, emitted } = spawnFailure(code, this.#request.spawnfile, this.#request.spawnargs);
+    const { error, emitted } = spawnFailure(code, this.#request.spawnfile, this.#request.spawnargs, stage);
     if (!this.#abandoned) this.#releaseId(); // else freed once the helper said all about it
     if (!emitted) {
       this.#finish();

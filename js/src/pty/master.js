@@ -30,9 +30,19 @@ function pipeHandleClass() {
  * @returns {object|null}
  */
 export function openMaster() {
-  const pipe = (process.platform === "linux" || process.platform === "darwin") && takesDescriptors() ? pipeHandleClass() : null;
+  return (process.platform === "linux" || process.platform === "darwin") && takesDescriptors() ? openTerminalHandle("/dev/ptmx") : null;
+}
+
+/**
+ * A terminal device (`path`: the master multiplexer, or a slave such as /dev/pts/3)
+ * opened as a Pipe handle, never as this process's controlling terminal; null where
+ * Node's Pipe class cannot be had or cannot take it.
+ * @returns {object|null}
+ */
+export function openTerminalHandle(path) {
+  const pipe = pipeHandleClass();
   if (!pipe) return null;
-  const fd = openSync("/dev/ptmx", constants.O_RDWR | constants.O_NOCTTY);
+  const fd = openSync(path, constants.O_RDWR | constants.O_NOCTTY);
   const handle = new pipe.Pipe(pipe.SOCKET);
   const status = handle.open(fd);
   if (status !== 0) {

@@ -1,13 +1,14 @@
 // One terminal (spawnhost/pty): node-pty's IPty on a HostChild whose process the helper
 // started on a new pseudo-terminal. The master is read and written here (handed over,
 // master.js) or by the helper (relayed: the child's stdin and stdout are the master).
-// What differs from node-pty on purpose is in docs/pty.md, "Decisions".
+// What differs from node-pty on purpose is in docs/pty.md, "Differences from node-pty".
 import { EventEmitter } from "node:events";
 import { constants } from "node:os";
 import { StringDecoder } from "node:string_decoder";
-import { checkDimension } from "./options.js";
+import { checkResize, windowDimension } from "./options.js";
 import { foregroundName } from "./foreground.js";
 import { drainMaster, masterSocket } from "./master.js";
+import { FAILED_START_EXIT, startFailureText } from "./start-failure.js";
 
 // After the child's exit, the terminal stays open while output still arrives (a
 // program it left behind may hold it); once none came for this long and one more poll
@@ -34,7 +35,8 @@ export class Terminal extends EventEmitter {
   #exit = null;
   #outputEnded = false;
   #finished = false;
-  #failed = false; // the child could not be started: `error`, and no exit
+  #failed = false; // the child could not be started: its reason shown, then exit 1
+  #destroyed = false;
   #running = false; // the helper started the child: a later `error` is not a failed start
   #warnedResize = false;
   #drainTimer = null;
@@ -68,14 +70,18 @@ export class Terminal extends EventEmitter {
     });
   }
 
-  /** The child's process id. */
+  /**
+   * The child's process id, there when spawn() returns: read before the helper said it,
+   * it waits on this thread for the helper's answer (launch/helper-launch.js). Undefined
+   * for a program that could not be started (no process was made).
+   */
   get pid() {
     return this.#child._waitForPid();
   }
 
   /** The name of the terminal's foreground process (Linux: from /proc; elsewhere the file). */
   get process() {
-    return this.#exit ? this.#file : foregroundName(this.#child.pid, this.#file);
+    return this.#exit ? this.#file : foregroundName(this.pid, this.#file);
   }
 
   /** node-pty's event: `listener(data)` for each chunk; returns `{ dispose() }`. */
@@ -90,7 +96,13 @@ export class Terminal extends EventEmitter {
 
   /** Types `data` (a string or Buffer) into the terminal; after the exit, nothing happens. */
   write(data) {
-    if (this.#exit || this.#finished) return;
+    // Checked now, as a socket's write() checks it: a queued write would throw later.
+    if (typeof data !== "string" && !(data instanceof Uint8Array)) {
+      const error = new TypeError(`The "chunk" argument must be of type string or an instance of Buffer or Uint8Array. Received ${typeof data}`);
+      error.code = "ERR_INVALID_ARG_TYPE";
+      throw error;
+    }
+    if (this.#exit || this.#finished || this.#destroyed) return;
     if (this.handleFlowControl && (data === this.#flow.pause || data === this.#flow.resume)) {
       return data === this.#flow.pause ? this.pause() : this.resume();
     }
@@ -100,20 +112,40 @@ export class Terminal extends EventEmitter {
 
   /**
    * Sets the window size: the child's foreground group gets SIGWINCH (Windows: the
-   * pseudo console is resized). A size the helper could not set is reported later, as
-   * an `error` event or a warning (docs/pty.md).
+   * pseudo console is resized). A size that is not positive throws node-pty's Error; a
+   * fraction or a size beyond what a terminal holds is brought into range (node-pty
+   * truncates, and wraps around 16 bits). A size the helper could not set is reported
+   * later, as an `error` event or a warning (docs/pty.md).
    */
   resize(cols, rows) {
-    checkDimension("cols", cols);
-    checkDimension("rows", rows);
-    this.cols = cols;
-    this.rows = rows;
-    if (!this.#exit) this.#child._resize(cols, rows);
+    checkResize(cols, rows);
+    this.cols = windowDimension(cols);
+    this.rows = windowDimension(rows);
+    if (!this.#exit) this.#child._resize(this.cols, this.rows);
   }
 
-  /** Signals the child (default SIGHUP, as node-pty). */
+  /**
+   * Signals the child (default SIGHUP, as node-pty). As node-pty's, it never throws: an
+   * unknown signal or a child already gone is ignored.
+   */
   kill(signal = "SIGHUP") {
-    this.#child.kill(signal);
+    try {
+      this.#child.kill(signal);
+    } catch {
+      // node-pty swallows whatever process.kill() throws.
+    }
+  }
+
+  /**
+   * Closes the terminal, then hangs up its child (SIGHUP), as node-pty's destroy():
+   * nothing more is read or written; the exit still comes.
+   */
+  destroy() {
+    if (this.#destroyed) return;
+    this.#destroyed = true;
+    this.#early.length = 0;
+    this.#closeStreams();
+    this.kill("SIGHUP");
   }
 
   /** Stops reading the terminal: once its buffer is full, the child blocks in write(). */
@@ -131,14 +163,21 @@ export class Terminal extends EventEmitter {
   /** node-pty clears ConPTY's buffer on Windows and does nothing elsewhere; here it does nothing anywhere (docs/pty.md). */
   clear() {}
 
-  /** index.js: the child could not be started (`error`; thrown with no listener), and no exit comes. */
+  /**
+   * index.js: the child could not be started. As node-pty's child, the terminal shows
+   * why and exits with code 1 (start-failure.js); `error` comes first, with
+   * child_process's error, only where someone listens for it: code written for
+   * node-pty has no listener, and an unheard `error` would throw.
+   */
   _startFailed(error) {
-    if (this.#failed) return;
+    if (this.#failed || this.#finished) return;
     this.#failed = true;
-    this.#master?.close?.();
     this.#outputEnded = true;
+    this.#exit = FAILED_START_EXIT;
     if (this.listenerCount("error") > 0) this.emit("error", error);
-    else throw error;
+    const line = Buffer.from(`${startFailureText(error)}\r\n`);
+    if (!this.#destroyed) this.#show(line);
+    this.#finish();
   }
 
   // An error the helper reported for the running child: a resize it could not make
@@ -168,14 +207,9 @@ export class Terminal extends EventEmitter {
   #attach(output, input) {
     this.#output = output;
     this.#input = input ?? output;
-    const show = (chunk) => {
-      this.#arrived++;
-      const data = this.#decoder ? this.#decoder.write(chunk) : chunk;
-      if (data.length > 0) this.emit("data", data);
-    };
-    output.on("data", show);
+    output.on("data", (chunk) => this.#show(chunk));
     output.on("end", () => {
-      if (!input) for (const chunk of drainMaster(output)) show(chunk);
+      if (!input) for (const chunk of drainMaster(output)) this.#show(chunk);
       this.#onOutputEnd();
     });
     output.on("close", () => this.#onOutputEnd());
@@ -183,7 +217,20 @@ export class Terminal extends EventEmitter {
     output.on("error", () => this.#onOutputEnd());
     if (input && input !== output) input.on("error", () => {});
     if (this.#paused) output.pause();
+    if (this.#destroyed) return this.#closeStreams();
     for (const data of this.#early.splice(0)) this.#input.write(data);
+  }
+
+  #show(chunk) {
+    this.#arrived++;
+    const data = this.#decoder ? this.#decoder.write(chunk) : chunk;
+    if (data.length > 0) this.emit("data", data);
+  }
+
+  // Destroyed: the streams of the terminal close (their end counts as the output's).
+  #closeStreams() {
+    this.#output?.destroy();
+    if (this.#input !== this.#output) this.#input?.destroy();
   }
 
   #onOutputEnd() {
@@ -216,8 +263,7 @@ export class Terminal extends EventEmitter {
     clearTimeout(this.#drainTimer);
     const rest = this.#decoder?.end();
     if (rest) this.emit("data", rest);
-    this.#output?.destroy();
-    if (this.#input !== this.#output) this.#input?.destroy();
+    this.#closeStreams();
     if (!this.#output) this.#master?.close?.(); // never wrapped: no child ran on it
     this.emit("exit", this.#exit.exitCode, this.#exit.signal);
   }

@@ -35,5 +35,17 @@ void [pid, name, size];
 
 // @ts-expect-error cols is a number
 spawn("sh", [], { cols: "80" });
-// @ts-expect-error the command line string is node-pty's Windows form
-spawn("sh", "-c true");
+// node-pty's Windows command-line form, and its Windows options.
+const windows: pty.IWindowsPtyForkOptions = { conptyInheritCursor: true, useConpty: true };
+spawn("cmd.exe", "/c echo hi", windows).destroy();
+// No file: sh (Windows: COMSPEC, else cmd.exe), as node-pty.
+pty.spawn(undefined, ["-c", "true"], { encoding: "base64" });
+const pair = pty.open({ cols: 80, rows: 24, encoding: null });
+pair.master.write("x");
+pair.slave.on("data", (data: Buffer | string) => void data);
+const pairPid: number = pair.pid;
+const ptsName: string = pair.ptsName;
+const opened: IPty = pair;
+void [pairPid, ptsName, opened];
+pair.destroy();
+pty.fork("sh", [], {});
