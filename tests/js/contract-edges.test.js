@@ -91,26 +91,32 @@ describe("contract edges: the drop-in against node:child_process", { skip: !thro
 
   // Node's spawn() returns once the child exists: children asked for one after the
   // other exist in that order, and their `spawn` (or `error`) events come in it. The
-  // helper creates each launch after the one asked for before it (unless that one's
-  // creation takes past 50 ms here, a stuck one: docs/decisions/launch-pool.md).
+  // helper creates each launch after the one asked for before it, unless that one's
+  // creation has taken 50 ms (docs/decisions/launch-pool.md): a loaded machine's
+  // scheduler can hold a launch thread that long (seen once at a load of 10 to 15 on 2
+  // CPUs), so one round of six may come out of order. Side by side, every round did.
+  const rounds = 6;
+  const inOrder = (list) => list.every((value, k) => k === 0 || list[k - 1] < value);
   for (const [what, file, event] of [["spawn events", "true", "spawn"], ["error events of missing programs", "/nonexistent/program", "error"]]) {
     test(`launches made one after the other: their ${what} and pids come in the order of the calls, as with child_process`, async () => {
       const helperBefore = dropIn.stats().helper;
-      for (const api of [childProcess, dropIn]) {
-        for (let round = 0; round < 5; round++) {
+      const outOfOrder = { node: [], dropIn: [] };
+      for (const [face, api] of [["node", childProcess], ["dropIn", dropIn]]) {
+        for (let round = 0; round < rounds; round++) {
           const order = [];
-          const children = await Promise.all(Array.from({ length: 8 }, (_, k) => new Promise((resolve) => {
+          const children = await Promise.all(Array.from({ length: 6 }, (_, k) => new Promise((resolve) => {
             const child = api.spawn(file, [], { stdio: "ignore" });
             child.on(event, () => order.push(k));
             child.on("close", () => resolve(child));
           })));
-          const label = `${api === dropIn ? "drop-in" : "node:child_process"}, round ${round}`;
-          assert.deepEqual(order, [0, 1, 2, 3, 4, 5, 6, 7], label);
+          assert.equal(order.length, 6, `every ${event} event came (${face}, round ${round})`);
           const pids = children.map((child) => child.pid).filter((pid) => pid !== undefined);
-          assert.deepEqual(pids, [...pids].sort((a, b) => a - b), `pids, ${label}`);
+          if (!inOrder(order) || !inOrder(pids)) outOfOrder[face].push({ round, order, pids });
         }
       }
-      assert.equal(dropIn.stats().helper - helperBefore, 40, "the drop-in's launches went through the helper");
+      assert.deepEqual(outOfOrder.node, [], "node:child_process itself");
+      assert.ok(outOfOrder.dropIn.length <= 1, `the drop-in's rounds out of order: ${JSON.stringify(outOfOrder.dropIn)}`);
+      assert.equal(dropIn.stats().helper - helperBefore, rounds * 6, "the drop-in's launches went through the helper");
     });
   }
 });
