@@ -41,7 +41,7 @@
  *   launch did not go through the helper, and why
  */
 export function runSyncRequest(request, host) {
-  const result = host._spawnSync(request);
+  const result = host.launchSync(request);
   return {
     outcome: {
       pid: result.pid,
