@@ -181,7 +181,7 @@ export const mutants = [
   {
     name: "shutdown() settles running children at once",
     breaks: "children lose their real exit at shutdown(): error and close(null, null) instead of exit with the signal",
-    edits: [{ file: "js/src/helper/handlers.js", find: "      if (handler.onShutdown && inScope(handler, handler.onShutdown, error)) continue;\n", replace: "" }],
+    edits: [{ file: "js/src/helper/live-ids.js", find: "      if (handler.onShutdown && inScope(handler, handler.onShutdown, error)) continue;\n", replace: "" }],
     tests: ["faults.test.js"],
     pattern: "real end",
   },
@@ -343,7 +343,7 @@ export const mutants = [
   {
     name: "helper messages in the helper starter's async context",
     breaks: "a child's events run in the AsyncLocalStorage context of whichever call started the helper",
-    edits: [{ file: "js/src/helper/handlers.js", find: "    if (handler.scope === undefined) handler.onMessage(name, values);\n    else handler.scope.runInAsyncScope(handler.onMessage, handler, name, values);", replace: "    handler.onMessage(name, values);" }],
+    edits: [{ file: "js/src/helper/live-ids.js", find: "    if (handler.scope === undefined) handler.onMessage(name, values);\n    else handler.scope.runInAsyncScope(handler.onMessage, handler, name, values);", replace: "    handler.onMessage(name, values);" }],
     tests: ["async-context.test.js"],
     pattern: "caller's context",
   },
