@@ -181,7 +181,7 @@ export const mutants = [
   {
     name: "shutdown() settles running children at once",
     breaks: "children lose their real exit at shutdown(): error and close(null, null) instead of exit with the signal",
-    edits: [{ file: "js/src/helper/handlers.js", find: "      if (handler.onShutdown && inScope(handler, handler.onShutdown, error)) continue;\n", replace: "" }],
+    edits: [{ file: "js/src/helper/live-ids.js", find: "      if (handler.onShutdown && inScope(handler, handler.onShutdown, error)) continue;\n", replace: "" }],
     tests: ["faults.test.js"],
     pattern: "real end",
   },
@@ -313,7 +313,7 @@ export const mutants = [
   {
     name: "a Node-owned channel's end by our disconnect not counted",
     breaks: "close never comes after the parent's disconnect() (child_process's own nodejs/node#19433, which spawnhost does not share)",
-    edits: [{ file: "js/src/launch/node-channel.js", find: "        child._channelClosed();\n        return this.#end(), true;", replace: "        child._channelClosed();\n        return true;" }],
+    edits: [{ file: "js/src/launch/node-channel.js", find: "        child.channelClosed();\n        return this.#end(), true;", replace: "        child.channelClosed();\n        return true;" }],
     tests: ["differential-fork.test.js"],
     pattern: "the parent disconnects",
   },
@@ -343,7 +343,7 @@ export const mutants = [
   {
     name: "helper messages in the helper starter's async context",
     breaks: "a child's events run in the AsyncLocalStorage context of whichever call started the helper",
-    edits: [{ file: "js/src/helper/handlers.js", find: "    if (handler.scope === undefined) handler.onMessage(name, values);\n    else handler.scope.runInAsyncScope(handler.onMessage, handler, name, values);", replace: "    handler.onMessage(name, values);" }],
+    edits: [{ file: "js/src/helper/live-ids.js", find: "    if (handler.scope === undefined) handler.onMessage(name, values);\n    else handler.scope.runInAsyncScope(handler.onMessage, handler, name, values);", replace: "    handler.onMessage(name, values);" }],
     tests: ["async-context.test.js"],
     pattern: "caller's context",
   },
@@ -562,7 +562,7 @@ export const mutants = [
   {
     name: "a failed IPC write is an error event",
     breaks: "a child killed with messages unread raises an error that, unheard, ends the parent",
-    edits: [{ file: "js/src/launch/ipc.js", find: "    this.#drop(this.#failure);\n  }", replace: "    if (this.#drop(this.#failure)) this.#child._deliver(\"error\", this.#failure);\n  }" }],
+    edits: [{ file: "js/src/launch/ipc.js", find: "    this.#drop(this.#failure);\n  }", replace: "    if (this.#drop(this.#failure)) this.#child.deliver(\"error\", this.#failure);\n  }" }],
     tests: ["drop-in.test.js"],
     pattern: "still unwritten",
     modes: "helper",

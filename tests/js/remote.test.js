@@ -109,7 +109,7 @@ describe("a host over ssh", { skip: unavailable ?? false }, () => {
     assert.match((await rejection(host.fork("child.js"))).message, /needs execPath, the path of node on the remote/);
     assert.match((await rejection(host.fork("c.js", [], { execPath: "/usr/bin/node", env: {} }))).message, /silent: true/);
     assert.match((await rejection(host.fork("c.js", [], { execPath: "/usr/bin/node", silent: true }))).message, /need an explicit env/);
-    assert.throws(() => host._spawnSync({ file: "true", args: [], envPairs: [], stdio: ["pipe", "pipe", "pipe"] }),
+    assert.throws(() => host.launchSync({ file: "true", args: [], envPairs: [], stdio: ["pipe", "pipe", "pipe"] }),
       (error) => error.code === "ERR_SPAWNHOST_REMOTE_SYNC" && /blocking calls cannot reach a host over the transport/.test(error.message));
     assert.throws(() => new ProcessHost({ mode: "inline", transport: sshd.transport() }), TypeError);
     assert.throws(() => new ProcessHost({ transport: { command: "" } }), /transport\.command/);

@@ -108,7 +108,7 @@ test("blocking calls work whatever TMPDIR is: missing, a file, too long", async 
     await withTmpdir(value, async () => {
       const host = new ProcessHost({ fallback: "error" });
       try {
-        const result = host._spawnSync(syncRequest("echo", ["sync"]));
+        const result = host.launchSync(syncRequest("echo", ["sync"]));
         assert.equal(result.stdout.toString(), "sync\n", `TMPDIR ${kind}`);
       } finally {
         await host.shutdown();
@@ -123,7 +123,7 @@ test("a helper that exits right after its hello fails the blocking call instead 
     const host = new ProcessHost({ fallback: "error", restart: false, helperPath: ${JSON.stringify(fixture("fake-helper-hello-then-exit.mjs"))} });
     await host.info().catch(() => {});
     try {
-      host._spawnSync({ file: "true", args: [], envPairs: [], stdio: ["pipe", "pipe", "pipe"] });
+      host.launchSync({ file: "true", args: [], envPairs: [], stdio: ["pipe", "pipe", "pipe"] });
       console.log("returned");
     } catch (error) {
       console.log("threw", error.constructor.name);
@@ -231,7 +231,7 @@ test("a stopped helper cannot hold a call without a timeout either", async () =>
   const { helperPid } = await host.info();
   const stopper = spawn("sh", ["-c", `sleep 0.3; kill -STOP ${helperPid}; sleep 8; kill -CONT ${helperPid}`], { stdio: "ignore" });
   try {
-    assert.throws(() => host._spawnSync(syncRequest("sleep", ["3"])), { hung: true });
+    assert.throws(() => host.launchSync(syncRequest("sleep", ["3"])), { hung: true });
   } finally {
     stopper.kill("SIGKILL");
     try { process.kill(helperPid, "SIGCONT"); } catch { /* killed, as it should be */ }
@@ -243,11 +243,11 @@ test("after the helper died during a blocking call, the next call runs on a fres
   const host = new ProcessHost({ fallback: "error" });
   try {
     const { helperPid } = await host.info();
-    assert.equal(host._spawnSync(syncRequest("true")).status, 0);
+    assert.equal(host.launchSync(syncRequest("true")).status, 0);
     process.kill(helperPid, "SIGKILL");
     // No turn of the event loop in between: the sync channel itself saw the end.
-    assert.throws(() => host._spawnSync(syncRequest("true")), /went away during a synchronous call/);
-    const next = host._spawnSync(syncRequest("echo", ["again"]));
+    assert.throws(() => host.launchSync(syncRequest("true")), /went away during a synchronous call/);
+    const next = host.launchSync(syncRequest("echo", ["again"]));
     assert.equal(next.stdout.toString(), "again\n");
   } finally {
     await host.shutdown();
@@ -259,8 +259,8 @@ test("after one garbage frame on the sync channel, the next call runs on a fresh
   process.env.SYNC_GARBAGE_MARK = mark;
   const host = new ProcessHost({ fallback: "error", helperPath: fixture("helper-sync-garbage-once.sh") });
   try {
-    assert.throws(() => host._spawnSync(syncRequest("true")), /broke the protocol on its sync channel/);
-    const next = host._spawnSync(syncRequest("echo", ["recovered"]));
+    assert.throws(() => host.launchSync(syncRequest("true")), /broke the protocol on its sync channel/);
+    const next = host.launchSync(syncRequest("echo", ["recovered"]));
     assert.equal(next.stdout.toString(), "recovered\n");
   } finally {
     await host.shutdown();
@@ -273,7 +273,7 @@ test("past maxBuffer a child that ignores the kill signal is ended by its closed
     // 200 MB, SIGTERM ignored: only the closed pipe (SIGPIPE) ends it early.
     const args = ["-c", "trap '' TERM; exec head -c 200000000 /dev/zero"];
     const maxBuffer = 1024 * 1024;
-    const ours = host._spawnSync(syncRequest("sh", args, { maxBuffer }));
+    const ours = host.launchSync(syncRequest("sh", args, { maxBuffer }));
     const node = spawnSync("sh", args, { maxBuffer });
     assert.equal(ours.error?.code, node.error?.code);
     assert.equal(ours.error.code, "ENOBUFS");

@@ -37,7 +37,7 @@ function nodeRaw(file, args, options) {
 }
 
 function both(file, args, options = {}) {
-  return { ours: host._spawnSync(syncRequest(file, args, options)), node: nodeRaw(file, args, options) };
+  return { ours: host.launchSync(syncRequest(file, args, options)), node: nodeRaw(file, args, options) };
 }
 
 // Everything but pid, which differs by nature (0 in both when nothing started).
@@ -125,7 +125,7 @@ test("stdio inherit writes to Node's own stdout", () => {
   const script = `
     import { ProcessHost } from "spawnhost";
     const host = new ProcessHost({ fallback: "error" });
-    const r = host._spawnSync({ file: "sh", args: ["-c", "echo inherited; exit 2"], envPairs: ["PATH=${process.env.PATH}"],
+    const r = host.launchSync({ file: "sh", args: ["-c", "echo inherited; exit 2"], envPairs: ["PATH=${process.env.PATH}"],
       stdio: ["inherit", "inherit", "inherit"] });
     console.log("status", r.status, r.stdout);
     await host.shutdown();`;
@@ -143,7 +143,7 @@ test("5 MiB of output arrive whole", () => {
 
 test("many calls in a row each get their own result", () => {
   for (let i = 0; i < 300; i++) {
-    const r = host._spawnSync(syncRequest("sh", ["-c", `echo ${i}; exit ${i % 7}`]));
+    const r = host.launchSync(syncRequest("sh", ["-c", `echo ${i}; exit ${i % 7}`]));
     assert.equal(r.stdout.toString(), `${i}\n`);
     assert.equal(r.status, i % 7);
   }
@@ -163,7 +163,7 @@ test("a helper killed while a call waits fails the call with a clear error", asy
     // The killer runs on its own; this thread is blocked in the sync call meanwhile.
     const killer = spawn("sh", ["-c", `sleep 0.3; kill -9 ${helperPid}`], { stdio: "ignore" });
     const started = performance.now();
-    assert.throws(() => victim._spawnSync(syncRequest("sleep", ["30"])), (error) => {
+    assert.throws(() => victim.launchSync(syncRequest("sleep", ["30"])), (error) => {
       assert.equal(error.name, "HelperExitedError");
       assert.match(error.message, /went away during a synchronous call/);
       return true;
@@ -182,7 +182,7 @@ test("a helper that made no sync channel fails the call clearly, after a bounded
   try {
     const started = performance.now();
     // The call waits for the sync channel's hello, sleeping, up to helperTimeoutMs.
-    assert.throws(() => host._spawnSync(syncRequest("true")), /said no hello on its sync channel within 300 ms/);
+    assert.throws(() => host.launchSync(syncRequest("true")), /said no hello on its sync channel within 300 ms/);
     assert.ok(performance.now() - started < 3000);
     // The main channel is unaffected.
     assert.equal((await host.execFile("echo", ["still here"])).stdout, "still here\n");
@@ -195,7 +195,7 @@ test("a host whose helper has no sync channel falls back to child_process", asyn
   // helperPlatform win32: the channel does not ask for FIFOs (the Windows helper has none).
   const windowsLike = hostFor("helper", { helperPlatform: "win32" });
   try {
-    const { viaNode, ...ours } = windowsLike._spawnSync(syncRequest("sh", ["-c", "echo fallback; exit 5"]));
+    const { viaNode, ...ours } = windowsLike.launchSync(syncRequest("sh", ["-c", "echo fallback; exit 5"]));
     assert.equal(viaNode, true, "marked as run by node:child_process");
     assertSame({ ours, node: nodeRaw("sh", ["-c", "echo fallback; exit 5"]) });
   } finally {
@@ -205,7 +205,7 @@ test("a host whose helper has no sync channel falls back to child_process", asyn
 
 test("inline mode gives the same result shape", async () => {
   const inline = hostFor("inline");
-  const { viaNode, ...ours } = inline._spawnSync(syncRequest("sh", ["-c", "echo x; exit 2"]));
+  const { viaNode, ...ours } = inline.launchSync(syncRequest("sh", ["-c", "echo x; exit 2"]));
   assert.equal(viaNode, true, "marked as run by node:child_process");
   assertSame({ ours, node: nodeRaw("sh", ["-c", "echo x; exit 2"]) });
   await inline.shutdown();

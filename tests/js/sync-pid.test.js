@@ -28,7 +28,7 @@ function launch(backend, file, args, options = {}) {
   child.stdout?.on("data", (chunk) => { stdout += chunk; });
   const closed = new Promise((resolve) => child.on("close", () => resolve(stdout)));
   child.on("error", () => {});
-  return { child, closed, release: () => child._release() };
+  return { child, closed, release: () => child.release() };
 }
 
 test("a pid read before the helper's hello is the child's real pid", async () => {
@@ -102,7 +102,7 @@ test("spawnSync and early pids create processes only on the helper's threads", {
     for (let i = 0; i < 3; i++) backend.spawnSync({ file: "/bin/true", args: [], envPairs: [], stdio: ["pipe", "pipe", "pipe"] });
     const { child } = backend.launch(normalizeSpawnRequest("/bin/true", [], {}));
     if (typeof child._waitForPid() !== "number") throw new Error("no pid");
-    child._release();
+    child.release();
     await new Promise((resolve) => child.on("close", resolve));
     await backend.shutdown();`;
   const run = spawnSync("strace", ["-f", "-ff", "-qq", "-e", "trace=clone,clone3,fork,vfork", "-e", "signal=none", "-o", `${dir}/trace`,

@@ -133,8 +133,8 @@ test("20 terminals leave no handle in the helper and no console host behind", as
       const request = normalizeSpawnRequest(fixture, args, { stdio: ["pipe", "pipe", "ignore"], env },
         { platform: "win32", givenAvailable: false });
       if (terminal) request.pty = [80, 25];
-      const { child, launched } = host._startLaunch(request);
-      setImmediate(() => child._release());
+      const { child, launched } = host.startLaunch(request);
+      setImmediate(() => child.release());
       child.stdout.resume();
       const closed = once(child, "close");
       await launched;
@@ -208,8 +208,8 @@ test("a Windows without ConPTY (SPAWNHOST_HELPER_NO_CONPTY=1): a terminal's star
     request.pty = [80, 25];
     // ENOTSUP is one of the errors Node's spawn() throws rather than emits: the launch
     // rejects (spawnhost/pty turns that into an `error` event: tests/js/pty.test.js).
-    const { child, launched } = host._startLaunch(request);
-    setImmediate(() => child._release());
+    const { child, launched } = host.startLaunch(request);
+    setImmediate(() => child.release());
     await assert.rejects(launched, { code: "ENOTSUP", syscall: "spawn" });
     assert.equal(child.pid, undefined);
     const plain = await host.spawn(fixture, ["exit", "5"], { env });
@@ -228,8 +228,8 @@ test("a killed helper leaves no terminal child and no console host", async () =>
     const request = normalizeSpawnRequest(fixture, ["sleep", "60000"], { stdio: ["pipe", "pipe", "ignore"], env },
       { platform: "win32", givenAvailable: false });
     request.pty = [80, 25];
-    const { child, launched } = host._startLaunch(request);
-    setImmediate(() => child._release());
+    const { child, launched } = host.startLaunch(request);
+    setImmediate(() => child.release());
     child.stdout.resume();
     child.on("error", () => {});
     await launched;

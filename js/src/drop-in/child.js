@@ -141,7 +141,7 @@ export class DropInChildProcess extends EventEmitter {
     // deprecated alias of it.
     // A channel of Node's own (launch/node-channel.js) is Node's to ref and unref.
     // Once the child runs it is Node's own channel object, null from the channel's end.
-    const own = () => host._nodeChannelHandle;
+    const own = () => host.nodeChannelHandle;
     const placeholder = {
       ref() { own()?.ref(); }, unref() { own()?.unref(); },
       refCounted() { own()?.refCounted(); }, unrefCounted() { own()?.unrefCounted(); },
@@ -171,9 +171,9 @@ export class DropInChildProcess extends EventEmitter {
       const sent = { handle, options };
       ({ handle, callback } = sendArguments(handle, options, callback));
       // A channel of Node's own (launch/node-channel.js) takes handles from the start.
-      const own = host._nodeChannelHandle !== undefined;
+      const own = host.nodeChannelHandle !== undefined;
       checkMessage(message, handle, { handles: own });
-      return own ? host._sendBeforeOpen(message, callback, handle, typeof sent.options === "object" ? sent.options : undefined) : host._sendBeforeOpen(message, callback);
+      return own ? host.sendBeforeOpen(message, callback, handle, typeof sent.options === "object" ? sent.options : undefined) : host.sendBeforeOpen(message, callback);
     };
     this.disconnect = () => {
       // Emitted here, synchronously, as Node's: unheard, it throws out of disconnect().
@@ -316,9 +316,9 @@ export class DropInChildProcess extends EventEmitter {
         // Through the HostChild, so that execFile's collector hears it first, as
         // Node's execFile hears its child's `error` before anyone else.
         try {
-          if (this.kill(killSignal)) this.#host._deliver("error", new AbortError(signal.reason));
+          if (this.kill(killSignal)) this.#host.deliver("error", new AbortError(signal.reason));
         } catch (error) {
-          this.#host._deliver("error", error);
+          this.#host.deliver("error", error);
         }
       },
     };

@@ -91,7 +91,7 @@ export function execFile(file, args, options, callback) {
   // The deadline runs here, from the call, as Node's execFile runs it: given to the
   // helper, a launch still queued at its deadline would never start, where Node's
   // child always exists and is killed.
-  const launch = sharedHost()._startLaunch({ __proto__: null, ...request, timeout: 0 });
+  const launch = sharedHost().startLaunch({ __proto__: null, ...request, timeout: 0 });
   countHelperLaunch();
   const done = call.callback ?? (() => {});
   // Node's execFile passes the child's `error` to its callback before anyone else
@@ -169,12 +169,12 @@ for (const fn of [exec, execFile]) {
 
 function start(request, signal) {
   // `timeout` is applied by the ChildProcess, as Node's spawn applies it (see execFile).
-  const launch = sharedHost()._startLaunch({ __proto__: null, ...request, timeout: 0 });
+  const launch = sharedHost().startLaunch({ __proto__: null, ...request, timeout: 0 });
   countHelperLaunch();
   const child = new DropInChildProcess(launch.child, launch.launched, {
     ipc: request.ipc, signal, killSignal: request.killSignal, timeout: request.timeout,
   });
-  launch.child._release();
+  launch.child.release();
   return child;
 }
 

@@ -1,11 +1,11 @@
 // spawnSync, execFileSync and execSync of the drop-in face. All three share one
-// normalization (arguments.js, then core/options.js) and one core, runSyncRequest
-// (sync-core.js); this file shapes the core's raw outcome into Node's result objects
-// and errors, field for field.
+// normalization (arguments.js, then core/options.js) and one launch, the shared host's
+// launchSync (through the helper's blocking channel in helper mode: sync/launch.js, so
+// that the call costs the same whatever this process's size); this file shapes its raw
+// result into Node's result objects and errors, field for field.
 import { normalizeSpawnRequest } from "../core/options.js";
 import { errnoOf } from "../core/errors.js";
 import { execArguments, execFileArguments, spawnArguments, stdioMisfit, warnShellWithArgs } from "./arguments.js";
-import { runSyncRequest } from "./sync-core.js";
 import { countFallback, countHelperLaunch, sharedHost } from "./shared-host.js";
 import { helperMissing, notNormalised, viaNode } from "./launch.js";
 
@@ -29,10 +29,12 @@ export function spawnSync(file, args, options) {
     return viaNode("spawnSync", notNormalised(error), arguments);
   }
   warnShellWithArgs(call.args, call.options);
-  const { outcome, fallbackReason } = runSyncRequest(request, sharedHost());
-  if (fallbackReason) countFallback(fallbackReason);
+  const host = sharedHost();
+  const result = host.launchSync(request);
+  // node:child_process ran it after all: counted with why.
+  if (result.viaNode) countFallback(host.mode === "inline" ? "inline mode" : "the helper has no sync channel");
   else countHelperLaunch();
-  return shapeResult(outcome, request, call.options.encoding);
+  return shapeResult(result, request, call.options.encoding);
 }
 
 /**
@@ -83,6 +85,7 @@ function inheritedInput() {
   return {}.input != null ? "an input inherited from Object.prototype (Node's spawnSync reads it)" : null;
 }
 
+/** @returns {import("../sync/launch.js").SyncRequest} */
 function syncRequest({ file, args, options }) {
   const spawned = normalizeSpawnRequest(file, args, { ...options, signal: undefined }, { __proto__: null, sync: true });
   let input;
@@ -115,22 +118,26 @@ function syncRequest({ file, args, options }) {
 // output (null when no process was created; one entry per stdio, null where not
 // piped), pid, stdout, stderr; outputs decoded when an encoding other than "buffer"
 // was asked for.
-function shapeResult(outcome, request, encoding) {
+/** @param {import("../sync/launch.js").SyncResult} launched */
+function shapeResult(launched, request, encoding) {
   const result = {};
-  if (outcome.error) {
-    const error = new Error(`spawnSync ${request.file} ${outcome.error}`);
-    error.errno = errnoOf(outcome.error);
-    error.code = outcome.error;
+  // The errno name (ENOENT, ETIMEDOUT, ENOBUFS...) is all that is read of the launch's
+  // error: the Error is built here, as Node's spawnSync builds it.
+  const code = launched.error?.code;
+  if (code) {
+    const error = new Error(`spawnSync ${request.file} ${code}`);
+    error.errno = errnoOf(code);
+    error.code = code;
     error.syscall = `spawnSync ${request.file}`;
     error.path = request.file;
     error.spawnargs = request.args;
     result.error = error;
   }
-  result.status = outcome.status;
-  result.signal = outcome.signal;
+  result.status = launched.status;
+  result.signal = launched.signal;
   const decode = (bytes) => (bytes && encoding && encoding !== "buffer" ? bytes.toString(encoding) : bytes);
-  result.output = outcome.error && outcome.pid === 0 ? null : [null, decode(outcome.stdout), decode(outcome.stderr)];
-  result.pid = outcome.pid;
+  result.output = code && launched.pid === 0 ? null : [null, decode(launched.stdout), decode(launched.stderr)];
+  result.pid = launched.pid;
   result.stdout = result.output ? result.output[1] : NO_OUTPUT;
   result.stderr = result.output ? result.output[2] : NO_OUTPUT;
   return result;

@@ -1,6 +1,6 @@
 // The channel to one helper process: starts it (helper/process.js), checks its hello,
 // frames messages both ways (helper/frame-writer.js out, helper/frame-dispatch.js in), hands out
-// request ids (helper/handlers.js), keeps the helper unref'd while nothing is in
+// request ids (helper/live-ids.js), keeps the helper unref'd while nothing is in
 // flight, and owns the single path that settles everything when the helper goes away
 // (helper/gone.js builds its error).
 import { encodeBytesHead, encodeFrame } from "../protocol/frames.js";
@@ -12,7 +12,7 @@ import { PROTOCOL_VERSION } from "../protocol/generated.js";
 import { SyncChannel } from "../sync/channel.js";
 import { HostShutdownError, helperVersionMismatch } from "../core/errors.js";
 import { StderrTail, exitStatusKnown, goneError, killHelper } from "./gone.js";
-import { ChannelHandlers } from "./handlers.js";
+import { LiveIds } from "./live-ids.js";
 import { FrameWriter } from "./frame-writer.js";
 
 // After stdout ends or a write fails, wait this long for the exit status to report it.
@@ -30,7 +30,7 @@ export class Channel {
   #writer;
   /** @type {FrameDispatch} reads the helper's stdout */
   #reader;
-  #handlers = new ChannelHandlers();
+  #handlers = new LiveIds();
   #refs = 0;
   #hello;
   #goingAway = false;

@@ -22,7 +22,7 @@ export class FrameDispatch {
   #reader = new FrameReader("to_node");
   /** @type {import("./bootstrap.js").BootstrapReader|null} */
   #bootstrap;
-  /** @type {import("./handlers.js").ChannelHandlers} */
+  /** @type {import("./live-ids.js").LiveIds} */
   #handlers;
   /** @type {import("./orphan-guard.js").OrphanGuard|null} */
   #orphans;

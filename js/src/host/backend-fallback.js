@@ -10,7 +10,7 @@
 // helper is sent nothing before its hello. The two calls that cannot wait:
 // - spawnSync (blocking) goes to the helper; if it fails because the helper never
 //   opened its sync channel (nothing reached the helper), it is run inline.
-// - the drop-in face's _startLaunch returns its child at once: while the start is
+// - the drop-in face's startLaunch returns its child at once: while the start is
 //   undecided it goes to the helper, and if the start then fails it reports the
 //   helper's error (it was never run). A helper of another operating system's format
 //   is caught before any call (helper/format.js), so this case needs a helper that

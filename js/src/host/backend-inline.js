@@ -62,11 +62,11 @@ export class InlineBackend {
     const closes = { parentDisconnected: false, remaining: 1 };
     const closeOnce = () => {
       if (--closes.remaining === 0 && closes.parentDisconnected) {
-        child._deliver("close", child.exitCode, child.signalCode);
+        child.deliver("close", child.exitCode, child.signalCode);
       }
     };
     child.pid = cp.pid;
-    child._attachStdio(cp.stdin, cp.stdout, cp.stderr);
+    child.attachStdio(cp.stdin, cp.stdout, cp.stderr);
     for (const stream of [cp.stdout, cp.stderr]) {
       if (stream && cp.pid !== undefined) {
         closes.remaining++;
@@ -75,7 +75,7 @@ export class InlineBackend {
     }
     if (request.ipc && cp.pid !== undefined) {
       // The channel is child_process's own: its send, handles and all.
-      child._useNodeChannel({
+      child.useNodeChannel({
         send: (message, handle, options, callback) => cp.send(message, handle, options, callback),
         disconnect: () => {
           closes.parentDisconnected = true;
@@ -84,25 +84,25 @@ export class InlineBackend {
         get channel() { return cp.channel ?? null; },
         open() {},
       });
-      child._openChannel();
-      cp.on("message", (message, handle) => child._deliver("message", message, handle));
-      cp.on("internalMessage", (message, handle) => child._deliver("internalMessage", message, handle));
-      cp.on("disconnect", () => child._channelClosed());
+      child.openChannel();
+      cp.on("message", (message, handle) => child.deliver("message", message, handle));
+      cp.on("internalMessage", (message, handle) => child.deliver("internalMessage", message, handle));
+      cp.on("disconnect", () => child.channelClosed());
     }
-    cp.on("spawn", () => child._deliver("spawn"));
+    cp.on("spawn", () => child.deliver("spawn"));
     cp.on("error", (error) => {
       child.exitCode = cp.exitCode;
-      child._deliver("error", error);
+      child.deliver("error", error);
     });
     cp.on("exit", (code, signal) => {
       // child_process's own timeout kills through cp.kill(), which sets cp.killed.
       child.killed ||= cp.killed;
       child.exitCode = code;
       child.signalCode = signal;
-      child._deliver("exit", code, signal);
+      child.deliver("exit", code, signal);
       closeOnce();
     });
-    cp.on("close", (code, signal) => child._deliver("close", code, signal));
+    cp.on("close", (code, signal) => child.deliver("close", code, signal));
     watchAbortSignal(child, request.signal, request.killSignal);
 
     if (cp.pid !== undefined) {

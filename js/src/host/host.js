@@ -195,15 +195,21 @@ export class ProcessHost {
   }
 
   /**
-   * Internal, for spawnhost/child_process: starts a request normalized by core/options.js
-   * and returns its child at once, before the helper answered, events held until the
-   * caller's `child._release()`. `launched` settles as spawn() would.
+   * For spawnhost's faces whose spawn() returns a child at once (spawnhost/child_process,
+   * spawnhost/pty): starts a request normalized by core/options.js and returns its child
+   * before the helper answered, its events held until the caller's `child.release()`.
+   * `launched` settles as spawn() would.
    * @returns {{ child: import("../launch/host-child.js").HostChild, launched: Promise<void> }}
    */
-  _startLaunch(request) {
+  startLaunch(request) {
     this.#checkOpen();
     this.#checkSupported(request);
     return this.#backend.launch(request);
+  }
+
+  /** startLaunch()'s old name, kept while spawnhost/pty (being rewritten elsewhere) still calls it. */
+  _startLaunch(request) {
+    return this.startLaunch(request);
   }
 
   async #launch(request) {
@@ -213,18 +219,18 @@ export class ProcessHost {
     const { child, launched } = this.#backend.launch(request);
     await launched;
     // Events known already (spawn, error) are raised once the caller holds the child.
-    setImmediate(() => child._release());
+    setImmediate(() => child.release());
     return child;
   }
 
   /**
-   * spawnSync's core, for the drop-in face (which validates and shapes the result):
-   * runs one child to completion, blocking this thread, without forking Node in
-   * helper mode. See sync/launch.js for `request` and the result.
+   * For the drop-in face's spawnSync, execSync and execFileSync (which validate the call
+   * and shape the result): runs one child to completion, blocking this thread, without
+   * forking Node in helper mode. See sync/launch.js for `request` and the result.
    * @param {import("../sync/launch.js").SyncRequest} request normalized, shell applied
    * @returns {import("../sync/launch.js").SyncResult}
    */
-  _spawnSync(request) {
+  launchSync(request) {
     this.#checkOpen();
     if (this.#transport) {
       // The sync channel is a socket in the local helper's stdio: no transport carries it,

@@ -17,7 +17,7 @@ export function deliverExit(child, status, signal, flags, afterExit) {
   // As child_process does: stdin goes away with the process, and outputs nobody
   // listens to are drained so that `close` can follow.
   child.stdin?.destroy();
-  child._deliver("exit", child.exitCode, signal);
+  child.deliver("exit", child.exitCode, signal);
   drainAfterExit(child, afterExit);
 }
 
@@ -48,7 +48,7 @@ export function setTimedOutBeforeStart(child, killSignal) {
  * listener's last chance to start reading.
  */
 export function drainAfterExit(child, then) {
-  child._afterDelivered(() => process.nextTick(() => {
+  child.afterDelivered(() => process.nextTick(() => {
     for (const stream of [child.stdout, child.stderr]) {
       if (stream && stream.readable && !stream._readableState.readableListening && !stream[USED_AS_STDIO]) stream.resume();
     }
@@ -62,5 +62,5 @@ export function drainAfterExit(child, then) {
  * relies on that, so we wait a turn as well.
  */
 export function deliverClose(child) {
-  setImmediate(() => child._deliver("close", child.exitCode, child.signalCode));
+  setImmediate(() => child.deliver("close", child.exitCode, child.signalCode));
 }

@@ -189,7 +189,7 @@ function collect({ child, launched }, request, resolve, reject, killChild = (sig
     child.stdin.on("error", () => {});
     child.stdin.end(request.input);
   }
-  child._release();
+  child.release();
   return { close: settle, fail: onError };
 }
 

@@ -58,7 +58,7 @@ export class LaunchHandover extends LaunchRelay {
       }
       return socket;
     });
-    child._attachStdio(stdin, stdout, stderr);
+    child.attachStdio(stdin, stdout, stderr);
   }
 
   _createIpc(request, child, onStreamClosed) {

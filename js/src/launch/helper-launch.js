@@ -73,7 +73,7 @@ export class HelperLaunch {
       scope: this.#scope,
       handOverLost: () => this.#handOverFailed(null, "EMFILE"),
     });
-    if (this.#relay.ipc && !this.#relay.ipc.relayed) this.child._useNodeChannel(this.#relay.ipc);
+    if (this.#relay.ipc && !this.#relay.ipc.relayed) this.child.useNodeChannel(this.#relay.ipc);
     this.#closesNeeded += this.#relay.streams;
     this.#helperOwes += this.#relay.owed;
     this.#ref();
@@ -205,8 +205,8 @@ export class HelperLaunch {
     clearTimeout(this.#launchDeadline);
     this.#state = "running";
     this.child.pid = pid;
-    if (this.#relay.ipc) this.child._openChannel(this.#relay.ipc);
-    this.child._deliver("spawn");
+    if (this.#relay.ipc) this.child.openChannel(this.#relay.ipc);
+    this.child.deliver("spawn");
     this.#launchedSettle.resolve();
     this.#onLaunch?.({ kind: this.#request.kind, file: this.#request.spawnfile, createMs: createUs / 1000, queuedMs: queuedUs / 1000 });
   }
@@ -232,7 +232,7 @@ export class HelperLaunch {
     }
     this.child.exitCode = error.errno;
     this.#launchedSettle.resolve();
-    this.child._deliver("error", error);
+    this.child.deliver("error", error);
     this.#closeNow();
   }
 
@@ -273,7 +273,7 @@ export class HelperLaunch {
     this.#launchedSettle.resolve();
     if (this.#abortedBeforeCall) {
       this.child.killed = true;
-      this.child._deliver("error", new AbortError(this.#request.signal.reason));
+      this.child.deliver("error", new AbortError(this.#request.signal.reason));
     }
     this.#closeNow();
   }
@@ -301,7 +301,7 @@ export class HelperLaunch {
       this.#finish();
       this.#launchedSettle.reject(error);
     } else {
-      this.child._deliver("error", error);
+      this.child.deliver("error", error);
     }
   }
 
@@ -316,7 +316,7 @@ export class HelperLaunch {
     // Exited: how the child ended is known (a grandchild may hold its pipes): no
     // error, only the end of what it can no longer send.
     const exited = this.#state === "exited";
-    if (!exited) this.child._deliver("error", error);
+    if (!exited) this.child.deliver("error", error);
     this.#relay.ipc?.gone(error);
     if (this.#relay.lost()) return this.#closeNow();
     // Node holds the outputs: `close` follows their ends, read or not; the channel's

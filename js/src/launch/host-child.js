@@ -1,5 +1,8 @@
-// HostChild: the ChildProcess look-alike both backends hand out. The backend drives it
-// through the underscore methods; users see child_process's fields, events and order.
+// HostChild: the ChildProcess look-alike both backends hand out. Users see
+// child_process's fields, events and order. The backends (host/'s inline one, and this
+// folder's helper launches) and the faces (drop-in/, pty/) drive it through its named
+// driving methods below (deliver, release, attachStdio, the channel's), which users of
+// ProcessHost have no reason to call.
 import dgram from "node:dgram";
 import { EventEmitter } from "node:events";
 import net from "node:net";
@@ -137,11 +140,12 @@ export class HostChild extends EventEmitter {
   }
 
   /**
-   * Drop-in: a send made before the process exists, its arguments already checked.
-   * The message is serialized now and waits in the launch (helper mode) until the
-   * process exists; the result is send()'s.
+   * For the drop-in face, whose fork() returns before the process exists: a send made
+   * in that time, its arguments already checked by the caller. The message is
+   * serialized now and waits in the launch (helper mode) until the process exists;
+   * the result is send()'s.
    */
-  _sendBeforeOpen(message, callback, handle, options) {
+  sendBeforeOpen(message, callback, handle, options) {
     return this.#controller.send(message, callback, handle, options);
   }
 
@@ -156,16 +160,22 @@ export class HostChild extends EventEmitter {
     if (this.#nodeChannel) return this.#nodeChannel.disconnect();
     this.#controller.disconnect();
     // Like child_process: the event comes a tick later, never inside disconnect().
-    process.nextTick(() => this._channelClosed());
+    process.nextTick(() => this.channelClosed());
   }
 
-  /** Backend: the channel will be Node's own, sends and all, from the start (launch/node-channel.js). */
-  _useNodeChannel(nodeChannel) {
+  /**
+   * For a backend, before the channel opens: the channel will be Node's own, sends and
+   * handles and all, from the start (launch/node-channel.js).
+   */
+  useNodeChannel(nodeChannel) {
     this.#nodeChannel = nodeChannel;
   }
 
-  /** Node's channel object (ref/unref) while a Node-owned channel is open; undefined otherwise. */
-  get _nodeChannelHandle() {
+  /**
+   * Node's channel object (ref/unref) while a Node-owned channel is open; undefined
+   * otherwise. The drop-in face reads it for its ChildProcess's `channel`.
+   */
+  get nodeChannelHandle() {
     return this.#nodeChannel ? this.#nodeChannel.channel : undefined;
   }
 
@@ -195,8 +205,8 @@ export class HostChild extends EventEmitter {
     return super.emit(event, ...args);
   }
 
-  /** Backend: the child has an IPC channel; send() works from now on. */
-  _openChannel() {
+  /** For a backend, once the process exists: it has an IPC channel; send() works from now on. */
+  openChannel() {
     this.connected = true;
     this.#channelOpen = true;
     this.on("newListener", (event) => {
@@ -205,18 +215,21 @@ export class HostChild extends EventEmitter {
     this.#nodeChannel?.open();
   }
 
-  /** Backend: one message from the child, already parsed (NODE_ ones filtered out). */
-  _receiveMessage(message) {
+  /** For a relayed channel (launch/ipc.js): one message from the child, already parsed (NODE_ ones filtered out). */
+  receiveMessage(message) {
     if (this.#nodeChannel) return;
-    if (this.#channelOpen) this._deliver("message", message, undefined);
+    if (this.#channelOpen) this.deliver("message", message, undefined);
   }
 
-  /** Backend: the channel is gone (the child disconnected or exited, or we did). */
-  _channelClosed() {
+  /**
+   * For a backend, when the channel is gone (the child disconnected or exited, or we
+   * did): `disconnect` is delivered, once.
+   */
+  channelClosed() {
     this.#closeChannel();
     if (this.#disconnectDelivered) return;
     this.#disconnectDelivered = true;
-    this._deliver("disconnect");
+    this.deliver("disconnect");
   }
 
   #closeChannel() {
@@ -251,34 +264,46 @@ export class HostChild extends EventEmitter {
     }
   }
 
-  /** Backend: the pipes for fds 0, 1, 2 (null for "ignore"/"inherit"). */
-  _attachStdio(stdin, stdout, stderr) {
+  /** For a backend, as it creates the child: the pipes for fds 0, 1, 2 (null for "ignore"/"inherit"). */
+  attachStdio(stdin, stdout, stderr) {
     this.stdin = stdin;
     this.stdout = stdout;
     this.stderr = stderr;
     this.stdio = [stdin, stdout, stderr];
   }
 
-  /** Backend: raise an event now, or once the caller has the child. */
-  _deliver(event, ...args) {
+  /**
+   * For a backend or face that raises one of this child's events: emitted now if the
+   * caller holds the child (release() was called), else held until then, in order.
+   */
+  deliver(event, ...args) {
     if (this.#released) this.emit(event, ...args);
     else this.#held.push([event, args]);
   }
 
-  /** Backend: run `step` right after the events delivered so far (now, once released). */
-  _afterDelivered(step) {
+  /** For a backend: runs `step` right after the events delivered so far (now, once released). */
+  afterDelivered(step) {
     if (this.#released) step();
     else this.#held.push([step]);
   }
 
-  /** Host: the caller holds the child now; raise what was held back, in order. */
-  _release() {
+  /**
+   * For whoever started the launch (ProcessHost, the faces), once the caller holds the
+   * child and could listen: raises what deliver() held back, in order, and every later
+   * event at once. Called once; more calls do nothing.
+   */
+  release() {
     if (this.#released) return;
     this.#released = true;
     for (const [event, args] of this.#held.splice(0)) {
       if (typeof event === "function") event();
       else this.emit(event, ...args);
     }
+  }
+
+  /** release()'s old name, kept while spawnhost/pty (being rewritten elsewhere) still calls it. */
+  _release() {
+    this.release();
   }
 }
 
@@ -293,9 +318,9 @@ export function watchAbortSignal(child, signal, killSignal) {
   if (!signal) return;
   const onAbort = () => {
     try {
-      if (child.kill(killSignal)) child._deliver("error", new AbortError(signal.reason));
+      if (child.kill(killSignal)) child.deliver("error", new AbortError(signal.reason));
     } catch (error) {
-      child._deliver("error", error);
+      child.deliver("error", error);
     }
   };
   if (signal.aborted) {

@@ -114,16 +114,16 @@ export class HelperIpc {
       // child_process would throw this out of its event loop; a child that writes
       // something other than Node's framing to fd 3 is reported on the child instead.
       this.#parser = null;
-      this.#child._deliver("error", error);
+      this.#child.deliver("error", error);
       return;
     }
     for (const message of messages) {
-      if (!isInternal(message)) this.#child._receiveMessage(message);
+      if (!isInternal(message)) this.#child.receiveMessage(message);
       // The handle did not come through the helper: answer as Node does when a handle
       // is missing, so the child gives up on it (with a warning) instead of holding
       // every later message back waiting for an acknowledgement.
       else if (message.cmd === "NODE_HANDLE") this.#enqueue(this.#serialization.encode({ cmd: "NODE_HANDLE_NACK" }), () => {}, false);
-      else this.#child._deliver("internalMessage", message, undefined);
+      else this.#child.deliver("internalMessage", message, undefined);
     }
   }
 
@@ -131,7 +131,7 @@ export class HelperIpc {
   eof() {
     this.#ended = true;
     this.#drop(ipcChannelClosed());
-    this.#child._channelClosed();
+    this.#child.channelClosed();
   }
 
   /** `sent`: that many more bytes reached the channel. */
@@ -174,7 +174,7 @@ export class HelperIpc {
   gone(error) {
     this.#ended = true;
     this.#drop(error);
-    this.#child._channelClosed();
+    this.#child.channelClosed();
   }
 
   #enqueue(bytes, callback, quiet) {

@@ -139,11 +139,11 @@ export class NodeChannel {
     const child = this.#child;
     switch (event) {
       case "message":
-      case "internalMessage": return child._deliver(event, ...args), true;
+      case "internalMessage": return child.deliver(event, ...args), true;
       case "disconnect":
-        child._channelClosed();
+        child.channelClosed();
         return this.#end(), true;
-      case "error": return child._deliver("error", args[0]), true;
+      case "error": return child.deliver("error", args[0]), true;
       case "close": return this.#end(), true;
       default: return false;
     }
@@ -158,7 +158,7 @@ export class NodeChannel {
     for (const entry of callbacks) this.#waiting.delete(entry);
     if (held.length + callbacks.length > 0) {
       process.nextTick(() => {
-        if (callbacks.length > 0) this.#child._afterDelivered(() => { for (const { callback, error } of callbacks) callback(error); });
+        if (callbacks.length > 0) this.#child.afterDelivered(() => { for (const { callback, error } of callbacks) callback(error); });
         for (const [event, args] of held) this.#deliver(event, args);
       });
     }

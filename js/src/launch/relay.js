@@ -196,7 +196,7 @@ export class LaunchRelay {
       });
       return stream;
     };
-    this.#child._attachStdio(stdin, output(stdoutKind, 1), output(stderrKind, 2));
+    this.#child.attachStdio(stdin, output(stdoutKind, 1), output(stderrKind, 2));
   }
 
   // The channel is one more stream the helper reports the end of, and `close` waits for.

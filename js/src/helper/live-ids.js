@@ -19,7 +19,7 @@ const MAX_ID = 0xffffffff;
  */
 
 /** The live ids of one channel (never 0, unique among live ids) and their handlers. */
-export class ChannelHandlers {
+export class LiveIds {
   /** @type {Map<number, ChannelHandler>} */
   #handlers = new Map();
   #nextId = 1;
