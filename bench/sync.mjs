@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Blocking calls (issue 14): spawnSync("/bin/true") through the helper's sync channel
 // against child_process.spawnSync, and the cost of reading a launch's pid before the
-// helper answered (HostChild#_waitForPid), with 0, 1 and 4 GiB of live Buffers in the
+// helper answered (HostChild#waitForPid), with 0, 1 and 4 GiB of live Buffers in the
 // parent. Each heap size runs in a fresh Node process; times are per call, on the
 // calling thread (which is blocked for all of it: that is the sync contract).
 //   node bench/sync.mjs [--gib 0,1,4] [--calls 300] [--node-calls 40]
@@ -69,7 +69,7 @@ async function cell(gib) {
     const t0 = performance.now();
     const { child } = backend.launch(normalizeSpawnRequest("/bin/true", [], { stdio: "ignore" }));
     const t1 = performance.now();
-    if (typeof child._waitForPid() !== "number") throw new Error("no early pid");
+    if (typeof child.waitForPid() !== "number") throw new Error("no early pid");
     const t2 = performance.now();
     pidTimes.push(t2 - t1);
     bothTimes.push(t2 - t0);

@@ -267,7 +267,7 @@ export const mutants = [
   {
     name: "no early pid",
     breaks: "pid is undefined right after spawn() returns",
-    edits: [{ file: "js/src/drop-in/child.js", find: "        host._waitForPid();\n", replace: "" }],
+    edits: [{ file: "js/src/drop-in/child.js", find: "        host.waitForPid();\n", replace: "" }],
     tests: ["drop-in.test.js"],
     pattern: "right after spawn\\(\\) returns",
     modes: "inline,helper",

@@ -200,12 +200,12 @@ test("arguments with shell give Node's DEP0190 warning where Node does (24 and l
   assert.equal(await run("spawnhost/child_process"), await run("node:child_process"));
 });
 
-test("a pid read before the helper answered waits through HostChild#_waitForPid, and events stay out of the read", async () => {
+test("a pid read before the helper answered waits through HostChild#waitForPid, and events stay out of the read", async () => {
   // Stands in for the helper's sync channel: answers the wait with a pid at once and
   // emits what the answer would (spawn) from inside it.
-  const had = Object.getOwnPropertyDescriptor(HostChild.prototype, "_waitForPid");
+  const had = Object.getOwnPropertyDescriptor(HostChild.prototype, "waitForPid");
   let waits = 0;
-  HostChild.prototype._waitForPid = function waitForPid() {
+  HostChild.prototype.waitForPid = function waitForPid() {
     waits++;
     this.pid ??= 4_000_000;
     this.emit("spawn");
@@ -222,8 +222,8 @@ test("a pid read before the helper answered waits through HostChild#_waitForPid,
     assert.equal(spawnedDuringRead, false, "the spawn event came from inside the pid read");
     await once(child, "close");
   } finally {
-    if (had) Object.defineProperty(HostChild.prototype, "_waitForPid", had);
-    else delete HostChild.prototype._waitForPid;
+    if (had) Object.defineProperty(HostChild.prototype, "waitForPid", had);
+    else delete HostChild.prototype.waitForPid;
   }
 });
 

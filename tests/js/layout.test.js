@@ -86,15 +86,6 @@ test("every import in js/src points to its own folder or one its row of the map 
 // to call (and `_handle`, what ChildProcess#kill drives), called across folders by
 // design.
 const NODE_PROTOCOL = new Set(["_read", "_write", "_writev", "_final", "_destroy", "_construct", "_transform", "_flush", "_undestroy", "_handle"]);
-// Not yet renamed, each with the reason. Remove an entry once its calls are gone.
-const NOT_YET_NAMED = new Map([
-  ["_waitForPid", "HostChild's lazy pid, read by drop-in/ and pty/: pty/ is being rewritten on another branch, and the name changes once that lands"],
-  ["_resize", "HostChild's terminal resize: only spawnhost/pty calls it, and pty/ is being rewritten on another branch"],
-]);
-// Old names kept as aliases while pty/ (rewritten on another branch) still calls them;
-// every other folder calls startLaunch() and release().
-const PTY_OLD_NAMES = new Set(["_startLaunch", "_release"]);
-
 /** Source without comments (JSDoc and docs may name the methods). */
 const codeOf = (file) => readFileSync(file, "utf8").replace(/\/\*[\s\S]*?\*\//g, (comment) => comment.replace(/[^\n]/g, "")).replace(/(^|[^:"'`\\])\/\/.*$/gm, "$1");
 
@@ -115,8 +106,7 @@ test("no file of js/src calls an underscore method (or reads an underscore gette
     for (const [index, line] of lines.entries()) {
       for (const m of line.matchAll(/\.(_[A-Za-z]\w*)\b/g)) {
         const name = m[1];
-        if (!defined.has(name) || defined.get(name).has(from) || NODE_PROTOCOL.has(name) || NOT_YET_NAMED.has(name)) continue;
-        if (from === "pty" && PTY_OLD_NAMES.has(name)) continue;
+        if (!defined.has(name) || defined.get(name).has(from) || NODE_PROTOCOL.has(name)) continue;
         crossing.push(`js/src/${relative(src, file)}:${index + 1} uses ${name}, defined in ${[...defined.get(name)].join(", ")}/`);
       }
     }

@@ -17,7 +17,7 @@ function runningTerminal() {
   child.stdin = new PassThrough();
   child.pid = 4242;
   child.resized = [];
-  child._resize = (cols, rows) => child.resized.push([cols, rows]);
+  child.resize = (cols, rows) => child.resized.push([cols, rows]);
   child.kill = () => {};
   const term = new Terminal(normalizePtyOptions("prog", [], { cols: 80, rows: 24 }), child, null);
   child.emit("spawn");

@@ -1,4 +1,4 @@
-// The lazy pid (HostChild#_waitForPid: a launch's pid read before the helper answered,
+// The lazy pid (HostChild#waitForPid: a launch's pid read before the helper answered,
 // waited for on the sync channel), and that no blocking call makes Node create a process.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
@@ -34,7 +34,7 @@ function launch(backend, file, args, options = {}) {
 test("a pid read before the helper's hello is the child's real pid", async () => {
   const backend = newBackend();
   const { child, closed, release } = launch(backend, "sh", ["-c", "echo $$"]);
-  const pid = child._waitForPid();
+  const pid = child.waitForPid();
   assert.equal(typeof pid, "number");
   release();
   assert.equal(await closed, `${pid}\n`);
@@ -45,7 +45,7 @@ test("pids read right after their launches, in one tick, are each child's own", 
   const backend = newBackend();
   await backend.launch(normalizeSpawnRequest("true", [], {})).launched;
   const launches = Array.from({ length: 20 }, () => launch(backend, "sh", ["-c", "echo $$"]));
-  const pids = launches.map(({ child }) => child._waitForPid());
+  const pids = launches.map(({ child }) => child.waitForPid());
   for (const { release } of launches) release();
   assert.deepEqual(await Promise.all(launches.map(({ closed }) => closed)), pids.map((pid) => `${pid}\n`));
   assert.equal(new Set(pids).size, 20);
@@ -60,7 +60,7 @@ test("the pid of a child that already ended inside the helper is still known", a
   await new Promise((resolve) => process.nextTick(resolve));
   assert.equal(child.pid, undefined);
   backend.spawnSync({ file: "sleep", args: ["0.2"], envPairs: [`PATH=${process.env.PATH}`], stdio: ["ignore", "ignore", "ignore"] });
-  const pid = child._waitForPid(); // the helper has reaped and forgotten that child by now
+  const pid = child.waitForPid(); // the helper has reaped and forgotten that child by now
   release();
   assert.equal(await closed, `${pid}\n`);
 });
@@ -68,7 +68,7 @@ test("the pid of a child that already ended inside the helper is still known", a
 test("a launch that fails has no pid, and still reports its error", async () => {
   const backend = newBackend();
   const { child, closed, release } = launch(backend, "/nonexistent/program", []);
-  assert.equal(child._waitForPid(), undefined);
+  assert.equal(child.waitForPid(), undefined);
   const errors = [];
   child.on("error", (error) => errors.push(error.code));
   release();
@@ -86,7 +86,7 @@ test("with the main socket too full to flush, the pid stays undefined instead of
   sink.release();
   await null; // the sink's request is written (after channel.ready), most of it still queued
   const { child, closed, release } = launch(backend, "sh", ["-c", "echo $$"]);
-  assert.equal(child._waitForPid(), undefined);
+  assert.equal(child.waitForPid(), undefined);
   release();
   const stdout = await closed;
   assert.equal(stdout, `${child.pid}\n`, "the pid still comes, the usual way");
@@ -101,7 +101,7 @@ test("spawnSync and early pids create processes only on the helper's threads", {
     const backend = new HelperBackend({ onUnhandledChildError() {}, restart: false, killGraceMs: 5000, answerMs: 10000, platform: process.platform });
     for (let i = 0; i < 3; i++) backend.spawnSync({ file: "/bin/true", args: [], envPairs: [], stdio: ["pipe", "pipe", "pipe"] });
     const { child } = backend.launch(normalizeSpawnRequest("/bin/true", [], {}));
-    if (typeof child._waitForPid() !== "number") throw new Error("no pid");
+    if (typeof child.waitForPid() !== "number") throw new Error("no pid");
     child.release();
     await new Promise((resolve) => child.on("close", resolve));
     await backend.shutdown();`;

@@ -68,7 +68,7 @@ export class DropInChildProcess extends EventEmitter {
     this.spawnfile = hostChild.spawnfile;
     this.spawnargs = hostChild.spawnargs;
     // Known once the helper answered; read earlier, it waits for that answer when the
-    // channel can (HostChild#_waitForPid), else it is undefined until `spawn`.
+    // channel can (HostChild#waitForPid), else it is undefined until `spawn`.
     Object.defineProperty(this, "pid", {
       enumerable: true,
       configurable: true,
@@ -196,10 +196,10 @@ export class DropInChildProcess extends EventEmitter {
 
   #readPid() {
     const host = this.#host;
-    if (host.pid === undefined && !this.#settled && typeof host._waitForPid === "function") {
+    if (host.pid === undefined && !this.#settled && typeof host.waitForPid === "function") {
       this.#holding++;
       try {
-        host._waitForPid();
+        host.waitForPid();
       } finally {
         this.#holding--;
       }

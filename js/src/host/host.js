@@ -207,11 +207,6 @@ export class ProcessHost {
     return this.#backend.launch(request);
   }
 
-  /** startLaunch()'s old name, kept while spawnhost/pty (being rewritten elsewhere) still calls it. */
-  _startLaunch(request) {
-    return this.startLaunch(request);
-  }
-
   async #launch(request) {
     this.#checkSupported(request);
     const deciding = this.#backend.decided?.();

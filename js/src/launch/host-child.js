@@ -250,13 +250,13 @@ export class HostChild extends EventEmitter {
    * main channel's socket is full: the spawn has not reached the helper yet).
    * @returns {number|undefined}
    */
-  _waitForPid() {
+  waitForPid() {
     if (this.pid === undefined) this.#controller.waitForPid?.();
     return this.pid;
   }
 
   /** spawnhost/pty: a terminal child's new window size; false before the helper holds the child or after its exit. */
-  _resize(cols, rows) {
+  resize(cols, rows) {
     try {
       return this.#controller.resize?.(cols, rows) === true;
     } catch {
@@ -299,11 +299,6 @@ export class HostChild extends EventEmitter {
       if (typeof event === "function") event();
       else this.emit(event, ...args);
     }
-  }
-
-  /** release()'s old name, kept while spawnhost/pty (being rewritten elsewhere) still calls it. */
-  _release() {
-    this.release();
   }
 }
 

@@ -28,7 +28,7 @@ export function spawn(file, args, options) {
   // ConPTY; E2BIG...) reject the launch, and the child has no event for them: the
   // terminal shows them all the same.
   launched.catch((error) => terminal._startFailed(error));
-  setImmediate(() => child._release());
+  setImmediate(() => child.release());
   return terminal;
 }
 

@@ -16,7 +16,7 @@ function ptyHost() {
  * Starts `file` with `args` on a new terminal of `size` ([cols, rows]), on `master` (a
  * pty master of Node's, handed over: master.js) or on one the helper opens and relays
  * (null). With no size, `master` is only the child's stdin (pair.js: a slave side).
- * Returns the launch (host.js _startLaunch).
+ * Returns the launch (host.js startLaunch).
  */
 export function startOnTerminal(file, args, spawnOptions, size, master) {
   let request;
@@ -30,5 +30,5 @@ export function startOnTerminal(file, args, spawnOptions, size, master) {
     throw error;
   }
   if (size) request.pty = size;
-  return ptyHost()._startLaunch(request);
+  return ptyHost().startLaunch(request);
 }

@@ -32,8 +32,8 @@ export function open(options) {
   try {
     const { child } = startOnTerminal("true", [], { env: process.env }, size, master);
     child.on("error", () => {}); // its failure is open()'s, thrown below
-    setImmediate(() => child._release());
-    if (child._waitForPid() === undefined) throw new Error("spawnhost/pty: open() could not set up the terminal: the helper could not start `true` on it");
+    setImmediate(() => child.release());
+    if (child.waitForPid() === undefined) throw new Error("spawnhost/pty: open() could not set up the terminal: the helper could not start `true` on it");
     const index = /^tty-index:\s*(\d+)$/m.exec(readFileSync(`/proc/self/fdinfo/${master.fd}`, "latin1"))?.[1];
     if (index === undefined) throw new Error(NOT_HERE);
     slave = `/dev/pts/${index}`;
@@ -109,7 +109,7 @@ export class TerminalPair extends EventEmitter {
     const { child, launched } = startOnTerminal("stty", ["cols", String(this.cols), "rows", String(this.rows)], { env: process.env }, null, slave);
     child.on("close", () => slave.close());
     launched.catch(() => slave.close());
-    setImmediate(() => child._release());
+    setImmediate(() => child.release());
   }
 
   clear() {}

@@ -57,7 +57,7 @@ export class Terminal extends EventEmitter {
       this.#running = true;
       if (master) this.#attach(masterSocket(master), null);
       // A size asked for while the helper was still creating the child.
-      if (this.cols !== options.cols || this.rows !== options.rows) child._resize(this.cols, this.rows);
+      if (this.cols !== options.cols || this.rows !== options.rows) child.resize(this.cols, this.rows);
     });
     child.on("error", (error) => {
       if (this.#running) return this.#onRunningError(error);
@@ -76,7 +76,7 @@ export class Terminal extends EventEmitter {
    * for a program that could not be started (no process was made).
    */
   get pid() {
-    return this.#child._waitForPid();
+    return this.#child.waitForPid();
   }
 
   /** The name of the terminal's foreground process (Linux: from /proc; elsewhere the file). */
@@ -121,7 +121,7 @@ export class Terminal extends EventEmitter {
     checkResize(cols, rows);
     this.cols = windowDimension(cols);
     this.rows = windowDimension(rows);
-    if (!this.#exit) this.#child._resize(this.cols, this.rows);
+    if (!this.#exit) this.#child.resize(this.cols, this.rows);
   }
 
   /**
