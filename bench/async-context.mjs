@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// What keeping each child's async context costs (issue 22): one AsyncResource per
+// What keeping each child's async context costs: one AsyncResource per
 // launch and one runInAsyncScope per message from the helper, against direct calls.
 // A launch hears about four messages (spawned, exit, two eofs). The whole launch path
 // (bench/launch-path.mjs) is tens of microseconds per launch; this is the added part.

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Flow control and scale checks (issue 5), each way side by side:
+// Flow control and scale checks, each way side by side:
 //   paused  a consumer pausing 5 s on a child writing as fast as it can: RSS growth
 //   stdin   1 GiB written to `cat`, honouring 'drain': RSS growth, MB/s
 //   cat     `cat` of a 1 GiB file: output throughput in MB/s

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The launch path's cost on Node's thread (issue 15): N execFile (and spawn + read to
+// The launch path's cost on Node's thread: N execFile (and spawn + read to
 // close) calls at concurrency C, side by side with child_process.execFile in the same
 // run. Reports launches per second, main-thread CPU per launch (schedstat), and the
 // time inside the start call (from the call to its synchronous return); then the
@@ -11,7 +11,7 @@
 // use the host option that re-reads process.env only after JavaScript wrote to it.
 // The null launcher exists in a test build only (scripts/build-helper writes one to
 // build/spawnhost-helper, the default here; a released helper ignores the switch).
-// bench/start-call.mjs (issue 33) puts the same execFile calls beside the worker-thread
+// bench/start-call.mjs puts the same execFile calls beside the worker-thread
 // host as well, and splits the start call into its parts.
 //   node bench/launch-path.mjs [--n 2000] [--null-n 20000] [--concurrency 8,64] [--idle-n 1000]
 //     [--package <path to another checkout's js/>] (to measure an older commit the same way)

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The portable posix_spawn launcher (issue 18; the macOS helper's) beside the Linux
+// The portable posix_spawn launcher (the macOS helper's) beside the Linux
 // clone(CLONE_VM|CLONE_VFORK) launcher: N execFile("/bin/true") at concurrency C through
 // two helpers, one per launcher, in alternating rounds so that both see the same
 // machine. Reports launches per second, the helper's CPU per launch (all its threads,

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Real children at the floor (issue 15, target 3): `/bin/true` launched to completion at
+// Real children at the floor (target 3): `/bin/true` launched to completion at
 // concurrency 8 and 64 by spawnhost's execFile, child_process.execFile and a C program
 // (bench/c-floor.c: vfork + execve + waitpid on 2 threads, built here with cc), all in
 // the same run, in rotated order, medians over rounds. Reports launches/s (and each

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// What the relay's turn per stream costs (issue 30, item 5: helper/frame-dispatch.js
+// What the relay's turn per stream costs (helper/frame-dispatch.js
 // leaves the rest of a read for the next loop turn when it holds another stream's data).
 // Two children, each read to its end by a consumer that counts bytes, by
 // node:child_process and by spawnhost/child_process in this one process, in rotated

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Remote launches (issue 16): N × /bin/true at concurrency C on a host reached over
+// Remote launches: N × /bin/true at concurrency C on a host reached over
 // ssh, three ways: spawnhost over one connection (ProcessHost with a transport),
 // `ssh host /bin/true` per launch (what users do today), and ssh per launch through a
 // ControlMaster (one TCP+auth, a new session per launch). Reports launches/s, Node's

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Slow launches (issue 31): a burst of N launches where creating each process holds the
+// Slow launches: a burst of N launches where creating each process holds the
 // thread that creates it for --delay-ms, as CreateProcessW does on a Windows host whose
 // endpoint security scans every new process (0.3 to 0.9 s measured in the wild).
 //

@@ -1,4 +1,4 @@
-// The per-launch cost of `spawn` with three pipes (issue 24): `/bin/true` spawned with
+// The per-launch cost of `spawn` with three pipes: `/bin/true` spawned with
 // the default stdio ("pipe") and with stdio "ignore", each child's close awaited, at
 // concurrency 8, by child_process and by two ProcessHosts in the same run (one whose
 // helper hands the streams over, one started with SPAWNHOST_STREAMS=relay), rotated

@@ -1,9 +1,9 @@
 #!/usr/bin/env node
-// The start call and the reply path on Node's thread (issue 33): execFile 8 at a time
+// The start call and the reply path on Node's thread: execFile 8 at a time
 // through node:child_process, the worker-thread host (bench/worker-host.mjs) and
 // spawnhost's helper, in ONE process, in alternating rounds (each way's rounds are
 // spread over the run, so load that comes and goes hits all of them alike), medians
-// reported. For each child (`/bin/true`, and the seed's `node -e ""`):
+// reported. For each child (`/bin/true`, and the demo's `node -e ""`):
 // - main-thread CPU per launch (schedstat of the main thread: a worker's CPU is not
 //   the calling thread's), and the time blocked per start call (from the call to its
 //   synchronous return);

@@ -1,4 +1,4 @@
-// The Node CPU per launch of children that write stderr before stdout (issue 30 item 5:
+// The Node CPU per launch of children that write stderr before stdout (
 // the helper then tells Node, one more line on its IPC channel, and Node moves stdout's
 // reading behind stderr's), against node:child_process in the same run: a short `sh`
 // writing to stderr then stdout, each child's close awaited, concurrency 8, ways

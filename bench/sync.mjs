@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Blocking calls (issue 14): spawnSync("/bin/true") through the helper's sync channel
+// Blocking calls: spawnSync("/bin/true") through the helper's sync channel
 // against child_process.spawnSync, and the cost of reading a launch's pid before the
 // helper answered (HostChild#waitForPid), with 0, 1 and 4 GiB of live Buffers in the
 // parent. Each heap size runs in a fresh Node process; times are per call, on the

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Wake-ups of Node's main thread per launch (issue 25): `node -e ""` and `/bin/true`
+// Wake-ups of Node's main thread per launch: `node -e ""` and `/bin/true`
 // launched to completion (execFile) at concurrency 1, 8 and 64 by node:child_process,
 // the worker-thread host (bench/worker-host.mjs) and spawnhost's helper, in one process,
 // in rotated order, medians over rounds, beside the main thread's CPU and the time it

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Fork IPC round trips on Windows Node (issue 32): ProcessHost.fork through the Windows
+// Fork IPC round trips on Windows Node: ProcessHost.fork through the Windows
 // helper (a relayed channel in libuv's framing, docs/architecture.md) against
 // node:child_process.fork, in the same run, for both serializations. A parent sends a
 // message, an echo child sends it back, N times in sequence.

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// A Windows child's stdio throughput, with Windows node.exe (issue 32, item 3): the
+// A Windows child's stdio throughput, with Windows node.exe: the
 // helper relaying every byte (SPAWNHOST_STREAMS=relay) against the hand-over on Node's
 // own named pipes (SPAWNHOST_STREAMS=handover, js/src/helper/stream-pipes.js), and
 // node:child_process, all in the same run. The child is the mingw fixture

@@ -1,4 +1,4 @@
-// A worker-thread process host: the design of the seed "spawn-offthread",
+// A worker-thread process host (the "spawn-offthread" design: execFile on worker threads),
 // rebuilt here as a comparison baseline for the benchmarks. It is not part of the
 // spawnhost package.
 //

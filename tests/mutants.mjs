@@ -11,7 +11,7 @@
 
 /** @type {{ name: string, breaks: string, edits: { file: string, find: string, replace: string }[], tests: string[], pattern?: string, modes?: string, env?: Record<string, string> }[]} */
 export const mutants = [
-  // The six from issue 17.
+  // The first six.
   {
     name: "stdin window ignored",
     breaks: "a stdin write's callback no longer waits for the helper's acknowledgements",
@@ -177,7 +177,7 @@ export const mutants = [
     tests: ["distribution.test.js"],
     pattern: "fallback",
   },
-  // Lifecycle under faults (issue 13).
+  // Lifecycle under faults.
   {
     name: "shutdown() settles running children at once",
     breaks: "children lose their real exit at shutdown(): error and close(null, null) instead of exit with the signal",
@@ -255,7 +255,7 @@ export const mutants = [
     tests: ["faults.test.js"],
     pattern: "gives the id back",
   },
-  // The drop-in face (issue 14).
+  // The drop-in face.
   {
     name: "sync calls on node:child_process",
     breaks: "spawnSync/execSync/execFileSync fork Node again instead of waiting on the helper",
@@ -370,7 +370,7 @@ export const mutants = [
     tests: ["drop-in.test.js"],
     pattern: "slow launch is on its way",
   },
-  // The lean launch path (issue 15).
+  // The lean launch path.
   {
     name: "lean exec: oversized frame not reported as E2BIG",
     breaks: "a plain execFile too big for one frame fails with another code than exec's",
@@ -392,7 +392,7 @@ export const mutants = [
     tests: ["faults.test.js"],
     pattern: "gives the id back",
   },
-  // One frame per execFile (issue 25).
+  // One frame per execFile.
   {
     name: "lean exec: no result frame asked for",
     breaks: "a plain execFile is answered with spawned, eof, eof and exit again: four frames, up to four wake-ups",
@@ -440,7 +440,7 @@ export const mutants = [
     edits: [{ file: "js/src/protocol/spawn-frame-repeat.js", find: "for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;", replace: "for (let i = 0; i < a.length; i++) if (a[i] !== b[i] && i > 0) return false;" }],
     tests: ["spawn-frame.test.js"],
   },
-  // Remote hosts (issue 16).
+  // Remote hosts.
   {
     name: "bootstrap installs an upload whatever its hash",
     breaks: "a tampered upload becomes the cached helper and runs",
@@ -469,7 +469,7 @@ export const mutants = [
     tests: ["host-pool.test.js"],
     pattern: "none twice",
   },
-  // A helper that cannot start, and a helper that dies without ending its children (issue 18).
+  // A helper that cannot start, and a helper that dies without ending its children.
   {
     name: "a broken platform-package helper fails its host",
     breaks: "a platform package's helper that dies before its hello makes calls reject instead of running inline",
@@ -506,7 +506,7 @@ export const mutants = [
     tests: ["drop-in-node-core.test.js"],
     pattern: "what replaces it there",
   },
-  // The sync channel (issue 22).
+  // The sync channel.
   {
     name: "sync channel left to the event loop",
     breaks: "libuv keeps reading the sync socket, so the blocked thread loses the helper's answers",
@@ -542,7 +542,7 @@ export const mutants = [
     tests: ["sync-channel.test.js"],
     pattern: "past maxBuffer",
   },
-  // IPC as child_process's (issue 22).
+  // IPC as child_process's.
   {
     name: "drop-in channel stays after disconnect",
     breaks: "child.channel is not null after disconnect(), as Node's is",
@@ -576,7 +576,7 @@ export const mutants = [
     tests: ["drop-in-e2big.test.js"],
     pattern: "spawn, an argument",
   },
-  // Issue 22: the child's streams.
+  // The child's streams.
   {
     name: "exit delivered in the batch that carried the outputs' ends",
     breaks: "exit (and flushStdio's drain) comes before a reader's end: stdout read after stderr's end is lost",
@@ -593,7 +593,7 @@ export const mutants = [
     pattern: "stdin.destroy",
     env: { SPAWNHOST_STREAMS: "relay" },
   },
-  // Issue 24: the stdio handed over to Node.
+  // The stdio handed over to Node.
   {
     name: "handed-over exit delivered before the adopted sockets were read",
     breaks: "exit (and flushStdio's drain) overtakes output already in a socket adopted in the same turn: stdout read after stderr's end is lost",
@@ -636,7 +636,7 @@ export const mutants = [
     tests: ["exec-output.test.js"],
     pattern: "inside a UTF-8 character",
   },
-  // Issue 24, item 2: streams of Node's as stdio.
+  // Streams of Node's as stdio.
   {
     name: "a given descriptor left non-blocking",
     breaks: "a child reading a stream of Node's that is empty for now gets EAGAIN (libuv makes fds 0-2 blocking)",
@@ -651,7 +651,7 @@ export const mutants = [
     tests: ["given-stdio.test.js"],
     pattern: "cat \\| grep \\| wc",
   },
-  // The folder map (issue 23).
+  // The folder map.
   {
     name: "an import that points up the folder map",
     breaks: "core/ imports helper/, a folder above it, and nothing notices",
@@ -666,7 +666,7 @@ export const mutants = [
     tests: ["layout.test.js"],
     pattern: "over 400 lines",
   },
-  // The contract's last edges (issue 30).
+  // The contract's last edges.
   {
     name: "the drop-in child's settings read through Object.prototype",
     breaks: "an inherited `timeout` kills the children of execFile and exec, which Node's execFile never times out",
@@ -711,7 +711,7 @@ export const mutants = [
     tests: ["sync-channel.test.js"],
     pattern: "stopped helper holds no execFileSync",
   },
-  // Issue 30: relayed streams as stdio, and the relay's turns per stream.
+  // Relayed streams as stdio, and the relay's turns per stream.
   {
     name: "a relayed stream as stdio goes to node:child_process",
     breaks: "a relayed child's stdout as another child's stdin throws ERR_INVALID_ARG_VALUE again (Node's spawn cannot take it)",
@@ -740,7 +740,7 @@ export const mutants = [
     tests: ["relayed-stdio.test.js"],
     pattern: "SPAWNHOST_STREAMS=relay",
   },
-  // The launch pool that grows and shrinks (issue 31).
+  // The launch pool that grows and shrinks.
   {
     name: "launch thread retires under its children",
     breaks: "an extra launch thread retires while children it created live, and Linux's parent-death signal kills them",
@@ -755,7 +755,7 @@ export const mutants = [
     tests: ["orphans.test.js"],
     pattern: "launch thread the pool added",
   },
-  // The order of a handed-over child's outputs (issue 30, item 5).
+  // The order of a handed-over child's outputs.
   {
     name: "stderr said first, stdout still read first",
     breaks: "Node no longer moves stdout's reading behind stderr's when the helper saw stderr readable first",
@@ -791,7 +791,7 @@ export const mutants = [
     tests: ["contract-edges.test.js"],
     pattern: "order of the calls",
   },
-  // spawnhost/pty (issue 34).
+  // spawnhost/pty.
   {
     name: "a terminal's resize never reaches the child",
     breaks: "resize changes the numbers on the JS object, but the terminal keeps its size and no SIGWINCH is sent",
@@ -825,14 +825,14 @@ export const mutants = [
   {
     name: "a terminal's last output lost at libuv's early end",
     breaks: "what the pty master still held when libuv took a hang-up after a short read for the end is dropped, as node-pty drops it",
-    edits: [{ file: "js/src/pty/terminal.js", find: "      if (!input) for (const chunk of drainMaster(output)) show(chunk);", replace: "" }],
+    edits: [{ file: "js/src/pty/terminal.js", find: "      if (!input) for (const chunk of drainMaster(output)) this.#show(chunk);", replace: "" }],
     tests: ["pty.test.js"],
     pattern: "Node read none",
   },
   {
     name: "a terminal's UTF-8 decoded chunk by chunk",
     breaks: "a character cut across two reads of the terminal becomes two U+FFFD",
-    edits: [{ file: "js/src/pty/terminal.js", find: "      const data = this.#decoder ? this.#decoder.write(chunk) : chunk;", replace: "      const data = this.#decoder ? chunk.toString() : chunk;" }],
+    edits: [{ file: "js/src/pty/terminal.js", find: "    const data = this.#decoder ? this.#decoder.write(chunk) : chunk;", replace: "    const data = this.#decoder ? chunk.toString() : chunk;" }],
     tests: ["pty.test.js"],
     pattern: "multi-byte UTF-8",
   },
@@ -850,7 +850,7 @@ export const mutants = [
     tests: ["pty.test.js"],
     pattern: "a file that cannot run",
   },
-  // Windows, as Windows Node sees it (issue 31).
+  // Windows, as Windows Node sees it.
   {
     name: "Windows env names kept in every case",
     breaks: "given DUPLICATE and duplicate, a Windows helper is sent both, where child_process sends the first",
@@ -872,7 +872,7 @@ export const mutants = [
     tests: ["windows-options.test.js"],
     pattern: "fork and an ipc stdio entry",
   },
-  // The frame writer's plain writev (issue 33).
+  // The frame writer's plain writev.
   {
     name: "a straight write overtakes the stream's queue",
     breaks: "frames written to the pipe's descriptor while older ones still wait in the stream reach the helper before them",
@@ -895,7 +895,7 @@ export const mutants = [
     tests: ["drop-in.test.js"],
     pattern: "_destroy wrapped",
   },
-  // Issue 32: the Windows hand-over's pipe takes only the helper's connections.
+  // The Windows hand-over's pipe takes only the helper's connections.
   {
     name: "stream pipe takes a connection without the launch's secret",
     breaks: "any client that connects to a launch's Windows stream pipe by name is taken as its stdio",

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The helper's own work per launch (issue 25, part 4): `/bin/true` to completion through
+// The helper's own work per launch (part 4): `/bin/true` to completion through
 // ProcessHost.execFile, C at a time. First a burst timed by /proc (the helper's CPU, all
 // its threads, per launch, beside Node's main thread), then a burst under
 // `strace -c` attached to every helper thread (not -f: its children's own system calls

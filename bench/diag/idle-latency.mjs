@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// One execFile at a time on an idle host (issue 25: a lone launch is never delayed to
+// One execFile at a time on an idle host (a lone launch is never delayed to
 // wait for company): 500 sequential launches, 1 ms apart, after 20 warm-up launches;
 // prints p50 and p99 in µs. The package is this checkout's, or --package <js dir>.
 //   node bench/diag/idle-latency.mjs [--package <path to a checkout's js/>] [--file /bin/true]

@@ -1,7 +1,7 @@
 // The sync channel's socket (docs/sync.md): Node's blocking calls (spawnSync, an early
 // `pid` read) write requests into it and read answers from it with non-blocking system
 // calls, while its event loop, which owns stdin/stdout, cannot run.
-// (Before issue 22 it was two FIFOs in a directory of TMPDIR; docs/sync.md says why not.)
+// (It was once two FIFOs in a directory of TMPDIR; docs/sync.md says why not.)
 #pragma once
 #include <system_error>
 

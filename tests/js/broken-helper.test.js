@@ -1,4 +1,4 @@
-// A platform package whose helper cannot start (issue 18: the darwin helpers are built
+// A platform package whose helper cannot start (the darwin helpers are built
 // here but never run here). With fallback "inline" the host runs inline, warned once,
 // and no call is lost or run twice; with fallback "error" the calls reject with the
 // helper's error; a helper named by helperPath or SPAWNHOST_HELPER_PATH is never replaced.

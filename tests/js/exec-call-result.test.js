@@ -1,4 +1,4 @@
-// The lean execFile path (launch/exec-call.js) and the result frame (issue 25): it asks
+// The lean execFile path (launch/exec-call.js) and the result frame: it asks
 // the helper for one, and one settles it. Driven with a stand-in for the channel, so
 // what the call sends and needs is seen frame by frame.
 import { test } from "node:test";

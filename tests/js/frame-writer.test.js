@@ -1,5 +1,5 @@
 // FrameWriter writes frames straight to the pipe's descriptor while the stream holds
-// nothing, and through the stream otherwise (issue 33). Whatever path each part takes,
+// nothing, and through the stream otherwise. Whatever path each part takes,
 // the reader must get every byte once, in the order written, each onFlushed must run
 // once, and end() must not end the stream before what is queued.
 import { test } from "node:test";

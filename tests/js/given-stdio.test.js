@@ -1,4 +1,4 @@
-// Streams of Node's as a child's stdio (issue 24, item 2): another child's stdout as the
+// Streams of Node's as a child's stdio: another child's stdout as the
 // next one's stdin, one stdin shared by two writers, a socket. node:child_process hands
 // the stream's descriptor to its child; spawnhost sends it to the helper first, on the
 // helper's IPC channel, and the helper gives it to the child. Each behaviour is checked

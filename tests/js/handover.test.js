@@ -1,4 +1,4 @@
-// The children's stdio in Node's hands (issue 24): a local helper on Linux hands the
+// The children's stdio in Node's hands: a local helper on Linux hands the
 // parent end of each piped socketpair to Node, which reads and writes it as the
 // net.Socket child_process gives. SPAWNHOST_STREAMS=relay runs the same suites against
 // the relay; the promises only the hand-over can keep are skipped there.

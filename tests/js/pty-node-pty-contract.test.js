@@ -1,4 +1,4 @@
-// spawnhost/pty keeps node-pty 1.1's promises (issue 41, docs/pty.md): each point run
+// spawnhost/pty keeps node-pty 1.1's promises (docs/pty.md): each point run
 // against @lydell/node-pty (node-pty 1.1 with prebuilt binaries) in the same run, and
 // held to what node-pty does there, not to what its documentation says.
 import { describe, test } from "node:test";

@@ -1,4 +1,4 @@
-// Relayed streams of spawnhost's children as another child's stdio (issue 30, item 3):
+// Relayed streams of spawnhost's children as another child's stdio:
 // where the helper relays (a worker thread's helper, SPAWNHOST_STREAMS=relay), a child's
 // stdout or stderr has no descriptor to give, yet `spawn("cat", [], { stdio: [a.stdout,
 // "pipe", "inherit"] })` must run as Node's does. tests/fixtures/relayed-stdio.mjs runs

@@ -1,4 +1,4 @@
-// The `result` frame (issue 25): a launch whose caller needs only its outcome is
+// The `result` frame: a launch whose caller needs only its outcome is
 // answered with one frame, the exit, the output and the timings together. Driven over
 // the raw protocol, as Node's channel drives the helper, so what is counted is frames.
 import { test } from "node:test";

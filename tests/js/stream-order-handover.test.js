@@ -1,4 +1,4 @@
-// Issue 30, item 5: under the hand-over, a child's stdout and stderr are read in the
+// Under the hand-over, a child's stdout and stderr are read in the
 // order they became readable, as child_process's own pipes are, even by a thread that
 // was busy from the first turn after spawn() (zx's "pipes particular stream: stdout,
 // stderr, stdall" is such a case). Node watches its own pipes from inside spawn(), so

@@ -1,4 +1,4 @@
-// The order of a child's stdout and stderr under the relay (issue 30, item 5): each
+// The order of a child's stdout and stderr under the relay: each
 // stream's data comes in a loop turn of its own, as separate pipes give it, so that
 // nano-spawn's line merge sees a child's stdout lines before the stderr lines it wrote
 // after them even when both arrived while this thread was busy; and the relay keeps the

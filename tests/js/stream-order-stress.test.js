@@ -1,4 +1,4 @@
-// Issue 22, item 3: a few hundred short children with all three stdio piped, their
+// A few hundred short children with all three stdio piped, their
 // output read in each way a consumer reads it, through each face (ProcessHost's
 // HostChild in both modes, spawnhost/child_process through the helper). Every byte
 // arrives, `close` comes last, and where the reader leaves no room for timing the order

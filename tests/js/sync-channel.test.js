@@ -134,7 +134,7 @@ test("a helper that exits right after its hello fails the blocking call instead 
   assert.equal(run.stdout.trim(), "threw HelperExitedError");
 });
 
-// Issue 30: the call's own timeout bounds it, as it bounds Node's, whatever the helper
+// The call's own timeout bounds it, as it bounds Node's, whatever the helper
 // does. The helper is stopped 0.5 s into a call with a 1 s timeout (it then neither kills
 // the child nor answers); its liveness limit is 3 s, so an end before then is the
 // timeout's doing.

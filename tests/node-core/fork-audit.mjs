@@ -1,4 +1,4 @@
-// Issue 32's done-when, checked on Node's own tests: under `--import spawnhost/register`
+// Checked on Node's own tests: under `--import spawnhost/register`
 // every fork() (and spawn with an "ipc" entry) must go through the helper or be counted
 // as a fallback with its reason. Loaded after register, this wraps the builtin's fork and
 // spawn and appends one JSON line a call to $SPAWNHOST_FORK_AUDIT_LOG: what stats()

@@ -1,4 +1,4 @@
-// A helper Windows will not start (issue 31, item 6). Smart App Control refuses unsigned
+// A helper Windows will not start. Smart App Control refuses unsigned
 // programs, and CreateProcessW's error has no libuv name: Node's spawn throws
 // `spawn UNKNOWN`. Wine refuses a platform package's helper that is no program at all
 // with ERROR_BAD_EXE_FORMAT, which Node 20's libuv does not name either (`spawn
