@@ -538,7 +538,7 @@ export const mutants = [
   {
     name: "sync maxBuffer leaves the pipes open",
     breaks: "past maxBuffer a child that ignores the kill signal writes on, and all of it is kept",
-    edits: [{ file: "helper/session/child.cpp", find: "  timeout_.cancel();\n  end_for_limit();\n  stop_relaying();\n}", replace: "  timeout_.cancel();\n  end_for_limit();\n}" }],
+    edits: [{ file: "helper/session/child.cpp", find: "    end_for_output_cap();\n    return read_result::closed;\n", replace: "    flags_ |= protocol::exit_flag::max_output;\n    end_for_limit();\n    return read_result::more;\n" }],
     tests: ["sync-channel.test.js"],
     pattern: "past maxBuffer",
   },
@@ -780,7 +780,7 @@ export const mutants = [
   {
     name: "a blocking call's maxBuffer does not kill the child",
     breaks: "spawnSync past maxBuffer reports ENOBUFS but leaves the child to exit on its own (status 0), where Node kills it as it reads",
-    edits: [{ file: "helper/session/child.cpp", find: "  flags_ |= protocol::exit_flag::max_output;\n  timeout_.cancel();\n  end_for_limit();\n", replace: "  flags_ |= protocol::exit_flag::max_output;\n  timeout_.cancel();\n" }],
+    edits: [{ file: "helper/session/child.cpp", find: "  flags_ |= protocol::exit_flag::max_output;\n  end_for_limit();\n", replace: "  flags_ |= protocol::exit_flag::max_output;\n" }],
     tests: ["contract-edges.test.js"],
     pattern: "maxBuffer kills a child",
   },

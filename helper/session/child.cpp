@@ -167,7 +167,6 @@ child::read_result child::read_chunk(std::uint32_t fd) {
 
 void child::end_for_output_cap() {
   flags_ |= protocol::exit_flag::max_output;
-  timeout_.cancel();
   end_for_limit();
   stop_relaying();
 }

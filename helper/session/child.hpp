@@ -108,8 +108,9 @@ class child : public std::enable_shared_from_this<child> {
   read_result read_chunk(std::uint32_t fd);  // one read of stream fd, relayed
   void close_now(std::uint32_t fd);
   void stop_relaying();  // execFile semantics after a timeout or max_buffer kill
-  // Past max_output: spawnSync's Kill(), the kill signal and both outputs' end; the
-  // call's timeout no longer applies (Node's first error is the one it reports).
+  // Past max_output: spawnSync's Kill(), the kill signal and both outputs' end. The
+  // timeout still runs, as a bound on a child that outlives both (the call reports
+  // max_output, Node's first error, whichever came later).
   void end_for_output_cap();
   // The helper's own kill (timeout, max_buffer): the kill signal, then SIGKILL after the
   // grace period for a child that ignores it. Node would wait for such a child forever.

@@ -273,8 +273,11 @@ test("past maxBuffer a child that ignores the kill signal is ended by its closed
     // 200 MB, SIGTERM ignored: only the closed pipe (SIGPIPE) ends it early.
     const args = ["-c", "trap '' TERM; exec head -c 200000000 /dev/zero"];
     const maxBuffer = 1024 * 1024;
-    const ours = host.launchSync(syncRequest("sh", args, { maxBuffer }));
-    const node = spawnSync("sh", args, { maxBuffer });
+    // A timeout far past the few ms this takes: a call whose pipes stay open would block
+    // this thread for ever, where no test timer can fire; it ends ETIMEDOUT instead.
+    const timeout = 20_000;
+    const ours = host.launchSync(syncRequest("sh", args, { maxBuffer, timeout }));
+    const node = spawnSync("sh", args, { maxBuffer, timeout });
     assert.equal(ours.error?.code, node.error?.code);
     assert.equal(ours.error.code, "ENOBUFS");
     // It did not write everything: SIGPIPE, or (Node's pipes are sockets, where a write

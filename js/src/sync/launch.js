@@ -110,10 +110,11 @@ export function spawnSyncThroughHelper(sync, request) {
         break;
       case "exit":
         exit = { status: values[2] === null ? values[1] : null, signal: values[2], flags: values[3] };
-        // The helper ends the child for either limit, and for one only (max_output stops
-        // the timer): which one is the call's error.
-        if (exit.flags & EXIT_FLAG.timed_out) limitError ??= "ETIMEDOUT";
+        // The helper ends the child for either limit: the cap, when it was passed, came
+        // first (past it no output is read that could pass it later), and Node reports
+        // its first error.
         if (exit.flags & EXIT_FLAG.max_output) limitError ??= "ENOBUFS";
+        if (exit.flags & EXIT_FLAG.timed_out) limitError ??= "ETIMEDOUT";
         owed--;
         break;
       case "written":
