@@ -16,14 +16,13 @@ child::child(asio::io_context& io, child_owner& owner, std::uint64_t id, launche
       pid_(process.pid),
       exit_watch_(io, process.pid, std::move(process.exit_handle)),
       terminal_(std::move(process.terminal)),
-      timeout_(io),
+      deadline_(io, options),
       escalation_(io),
       grace_(grace),
       unlimited_credit_(!options.credit),
       detached_(options.detached),
       max_buffer_(options.max_buffer),
       max_output_(options.max_output),
-      timeout_ms_(options.timeout_ms),
       kill_signal_(kill_signal),
       result_hold_(options.result ? std::optional<std::uint64_t>(std::min<std::uint64_t>(*options.result, protocol::max_data_chunk))
                                   : std::nullopt),
@@ -39,15 +38,12 @@ child::child(asio::io_context& io, child_owner& owner, std::uint64_t id, launche
 void child::start() {
   watch_exit();
   for (std::uint32_t fd = 1; fd <= 3; ++fd) read_when_ready(fd);
-  if (timeout_ms_ > 0) {
-    timeout_.expires_after(std::chrono::milliseconds(timeout_ms_));
-    timeout_.async_wait([self = shared_from_this()](std::error_code ec) {
-      if (ec || self->exited_) return;
-      self->flags_ |= protocol::exit_flag::timed_out;
-      self->end_for_limit();
-      if (self->unlimited_credit_) self->stop_relaying();
-    });
-  }
+  deadline_.start([self = shared_from_this()] {
+    if (self->exited_) return;
+    self->flags_ |= protocol::exit_flag::timed_out;
+    self->end_for_limit();
+    if (self->unlimited_credit_) self->stop_relaying();
+  });
   maybe_closed();  // a child with no piped output closes at exit
 }
 
@@ -67,7 +63,7 @@ void child::on_exit() {
   exited_ = true;
   launch_thread_.reset();  // reaped: its launch thread may retire now
   status_ = status;  // before the drain: the streams' EOF there may complete the result
-  timeout_.cancel();
+  deadline_.cancel();
   escalation_.cancel();
   drain_outputs();
   if (!result_hold_) {
@@ -195,7 +191,7 @@ void child::close_stream(std::uint32_t fd) {
 }
 
 void child::stop_relaying() {
-  // Node's execFile destroys both output streams when it kills for a timeout or
+  // Node's execFile destroys both output streams when it kills at the deadline or
   // maxBuffer: what came before is kept, nothing after it.
   close_now(1);
   close_now(2);
@@ -307,7 +303,7 @@ void child::stop_watching() {
   // is known, and no later frame could say it.
   if (exited_) send_result();
   exit_watch_.close();
-  timeout_.cancel();
+  deadline_.cancel();
   escalation_.cancel();
   for (auto& s : streams_) s.pipe.reset();
   input_.reset();

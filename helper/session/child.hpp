@@ -1,4 +1,4 @@
-// One running child on the event loop: its piped stdio, read credit, timeout, and exit.
+// One running child on the event loop: its piped stdio, read credit, deadline, and exit.
 // Events go up to its owner (the session) as frames; it never calls the channel itself.
 #pragma once
 #include <asio/io_context.hpp>
@@ -15,6 +15,7 @@
 #include "protocol/messages.hpp"
 #include "os_io.hpp"
 #include "launch/process.hpp"
+#include "session/deadline.hpp"
 
 namespace spawnhost {
 
@@ -38,12 +39,12 @@ class child_owner {
 
 class child : public std::enable_shared_from_this<child> {
  public:
-  // `grace`: how long a child the helper itself ends (timeout, max_buffer) gets after
+  // `grace`: how long a child the helper itself ends (deadline, max_buffer) gets after
   // its kill signal before SIGKILL.
   child(asio::io_context& io, child_owner& owner, std::uint64_t id, launched_process&& process,
         const spawn_options& options, int kill_signal, std::chrono::milliseconds grace);
 
-  void start();                       // arm exit watch, output reads and timeout
+  void start();                       // arm exit watch, output reads and deadline
   // Bytes for stdin, acknowledged with `written`; for the IPC channel, with `sent`.
   // Written at once as far as the pipe takes them; only the rest is copied and queued.
   void write(std::string_view bytes);
@@ -107,12 +108,12 @@ class child : public std::enable_shared_from_this<child> {
   static constexpr std::size_t node_read_size = 64 * 1024;
   read_result read_chunk(std::uint32_t fd);  // one read of stream fd, relayed
   void close_now(std::uint32_t fd);
-  void stop_relaying();  // execFile semantics after a timeout or max_buffer kill
+  void stop_relaying();  // execFile semantics after a deadline or max_buffer kill
   // Past max_output: spawnSync's Kill(), the kill signal and both outputs' end. The
-  // timeout still runs, as a bound on a child that outlives both (the call reports
+  // deadline still holds, as a bound on a child that outlives both (the call reports
   // max_output, Node's first error, whichever came later).
   void end_for_output_cap();
-  // The helper's own kill (timeout, max_buffer): the kill signal, then SIGKILL after the
+  // The helper's own kill (deadline, max_buffer): the kill signal, then SIGKILL after the
   // grace period for a child that ignores it. Node would wait for such a child forever.
   void end_for_limit();
   writer& writer_of(sink s) { return s == sink::to_stdin ? stdin_writer_ : channel_writer_; }
@@ -142,7 +143,7 @@ class child : public std::enable_shared_from_this<child> {
   os_handle terminal_;
   std::optional<child_input> input_;
   stream streams_[3];
-  asio::steady_timer timeout_;
+  deadline deadline_;
   asio::steady_timer escalation_;
   const std::chrono::milliseconds grace_;
   writer stdin_writer_;
@@ -157,7 +158,6 @@ class child : public std::enable_shared_from_this<child> {
   // so the kill comes as soon as Node's own spawnSync would send it.
   const std::optional<std::uint64_t> max_output_;
   std::uint64_t output_total_ = 0;
-  const std::uint64_t timeout_ms_;
   const int kill_signal_;
   const std::optional<std::uint64_t> result_hold_;  // the `result` option, capped
   exit_status status_;

@@ -7,6 +7,7 @@
 #include <thread>
 #include <utility>
 
+#include "session/deadline.hpp"
 #include "session/session.hpp"
 
 namespace spawnhost {
@@ -106,18 +107,15 @@ bool session::take_given(pending_launch& p) {
 }
 
 void session::submit(const std::shared_ptr<pending_launch>& p) {
-  // A blocking call's launch (the follower's, docs/sync.md) is never skipped for its
-  // timeout: Node's spawnSync always creates the child, and the timeout counts from
-  // there (the child's own timer), so a missing program is ENOENT whatever the wait.
+  // A blocking call's launch is the follower's (docs/sync.md).
   const bool blocking = leader_ != nullptr;
   const bool queued = pool_.submit([this, p, blocking] {
     const std::uint64_t queued_us = micros_since(p->queued_at);
-    const std::uint64_t timeout_ms = blocking ? 0 : p->request.options.timeout_ms;
-    // A launch that waited past its whole timeout (or was killed while queued) never
-    // starts: its caller has already been told it failed (its own timer killed it).
-    const char* skip = p->cancelled ? "ECANCELED"
-                       : timeout_ms && queued_us >= timeout_ms * 1000 ? "ETIMEDOUT"
-                                                                      : nullptr;
+    // A launch killed while queued, or past its deadline, never starts: its caller has
+    // already been told it failed.
+    const char* skip = p->cancelled                                                          ? "ECANCELED"
+                       : deadline::passed_in_queue(p->request.options, queued_us, blocking) ? "ETIMEDOUT"
+                                                                                            : nullptr;
     if (skip) return asio::post(io_, [this, p, skip] { on_launch_skipped(p, skip); });
     if (config_.launch_delay.count()) std::this_thread::sleep_for(config_.launch_delay);
     auto result = std::make_shared<launched_process>(launch_child(p->request, config_.launch));

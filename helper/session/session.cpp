@@ -98,7 +98,7 @@ void session::handle(credit_request&& r) {
 }
 
 void session::handle(close_output_request&& r) {
-  // execFile's timeout can cut its outputs off before the process even exists.
+  // execFile's deadline can cut its outputs off before the process even exists.
   if (auto it = launching_.find(r.id); it != launching_.end()) return it->second->early_closes.push_back(r.fd);
   if (child* c = find_child(r.id, "close_output")) c->close_stream(r.fd);
 }

@@ -116,6 +116,8 @@ const cases = [
   { name: "send() says false once 128 KiB wait, before the child exists", untilExit: true, args: ["stall", "500"], act: (child, events) => flood(child, events) },
 ];
 
+const CASE_LIMIT_MS = 20_000;
+
 async function outcome(fork, c) {
   let child;
   try {
@@ -135,7 +137,18 @@ async function outcome(fork, c) {
   c.act?.(child, events);
   // After the parent's disconnect() child_process emits no `close` (nodejs/node#19433;
   // spawnhost does, docs/ipc.md): such a run ends at `exit`.
-  await new Promise((resolve) => child.once(c.untilExit ? "exit" : "close", resolve));
+  // Bounded, so a child that never ends fails its case by name rather than hanging the file.
+  const ended = await new Promise((resolve) => {
+    const bound = setTimeout(() => resolve(false), CASE_LIMIT_MS);
+    child.once(c.untilExit ? "exit" : "close", () => {
+      clearTimeout(bound);
+      resolve(true);
+    });
+  });
+  if (!ended) {
+    child.kill("SIGKILL");
+    return { hung: `no ${c.untilExit ? "exit" : "close"} within ${CASE_LIMIT_MS} ms`, events };
+  }
   if (c.untilExit) events.splice(events.findIndex(([event]) => event === "exit") + 1);
   return {
     events: [...events], ...output, connected: child.connected, exitCode: child.exitCode, signalCode: child.signalCode, killed: child.killed,

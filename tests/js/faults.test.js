@@ -4,7 +4,9 @@
 import { describe, test, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { ProcessHost, HelperExitedError, HostShutdownError } from "spawnhost";
@@ -219,13 +221,21 @@ if (helperMode) {
       const host = hostFor("helper");
       after(() => host.shutdown());
       await host.execFile("true");
-      const call = rejection(host.execFile("sleep", ["5"], { timeout: 200, killSignal: "SIGINT" }));
+      // The child notes when its kill signal came (ms since the epoch), then dies of it.
+      const dir = mkdtempSync(join(tmpdir(), "spawnhost-deadline-"));
+      after(() => rmSync(dir, { recursive: true, force: true }));
+      const noted = join(dir, "killed-at");
+      const script = `trap 'date +%s%3N > "$0"; trap - INT; kill -INT $$' INT; while :; do sleep 0.05; done`;
+      const call = rejection(host.execFile("sh", ["-c", script, noted], { timeout: 200, killSignal: "SIGINT" }));
       await new Promise((resolve) => setImmediate(resolve)); // the request leaves
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1500);
+      const unblockedAt = Date.now();
       const error = await call;
       assert.equal(error.signal, "SIGINT");
       assert.equal(error.timedOut, true);
       assert.equal(error.killed, true);
+      const killedAt = Number(readFileSync(noted, "utf8"));
+      assert.ok(killedAt < unblockedAt, `the kill came ${killedAt - unblockedAt} ms after Node's thread was free again: the helper's deadline did not end it`);
     });
 
     test("a launch answered while Node's thread was blocked past its deadline reports the child's real end", async () => {

@@ -6,6 +6,7 @@
 import { EventEmitter } from "node:events";
 import { deprecate, getSystemErrorMap } from "node:util";
 import { AbortError, ipcDisconnected } from "../core/errors.js";
+import { startCallTimer } from "../core/deadline.js";
 import { checkMessage, sendArguments } from "../launch/host-child.js";
 import { asNodeError } from "./node-errors.js";
 import { nodeChildProcess } from "./shared-host.js";
@@ -82,7 +83,7 @@ export class DropInChildProcess extends EventEmitter {
     if (ipc) this.#addChannel();
     for (const event of FORWARDED) hostChild.on(event, (...args) => this.#forward(event, args));
     if (signal) this.#watchAbort(signal, killSignal);
-    if (timeout > 0) this.#killAfter(timeout, killSignal);
+    this.#killAtDeadline(timeout, killSignal);
     launched.catch((error) => this.#launchFailed(error));
   }
 
@@ -287,16 +288,15 @@ export class DropInChildProcess extends EventEmitter {
 
   // spawn's `timeout` as Node applies it: a kill (which waits for a process that does
   // not exist yet) after `timeout` ms, unless the child exited first.
-  #killAfter(timeout, killSignal) {
-    let timer = setTimeout(() => {
-      timer = null;
+  #killAtDeadline(timeout, killSignal) {
+    const timer = startCallTimer({ timeout }, () => {
       try {
         this.kill(killSignal);
       } catch (error) {
         this.emit("error", error);
       }
-    }, timeout);
-    this.once("exit", () => clearTimeout(timer));
+    });
+    if (timer) this.once("exit", () => clearTimeout(timer));
   }
 
   // The `signal` option as Node's spawn applies it, whose process exists at the call and

@@ -4,6 +4,7 @@
 // run by node:child_process itself, and counted with its reason.
 import { promisify } from "node:util";
 import { normalizeExecRequest, normalizeForkRequest, normalizeSpawnRequest } from "../core/options.js";
+import { deadlineKeptByCaller } from "../core/deadline.js";
 import { collectOutput } from "../launch/exec-run.js";
 import { execArguments, execFileArguments, forkArguments, spawnArguments, stdioMisfit, warnShellWithArgs } from "./arguments.js";
 import { DropInChildProcess } from "./child.js";
@@ -88,10 +89,8 @@ export function execFile(file, args, options, callback) {
   }
   if (execRefuses(request)) return viaNode("execFile", EXEC_REFUSES, arguments);
   warnShellWithArgs(call.args, call.options);
-  // The deadline runs here, from the call, as Node's execFile runs it: given to the
-  // helper, a launch still queued at its deadline would never start, where Node's
-  // child always exists and is killed.
-  const launch = sharedHost().startLaunch({ __proto__: null, ...request, timeout: 0 });
+  // The deadline runs here, from the call, as Node's execFile runs it.
+  const launch = sharedHost().startLaunch(deadlineKeptByCaller(request));
   countHelperLaunch();
   const done = call.callback ?? (() => {});
   // Node's execFile passes the child's `error` to its callback before anyone else
@@ -168,8 +167,8 @@ for (const fn of [exec, execFile]) {
 }
 
 function start(request, signal) {
-  // `timeout` is applied by the ChildProcess, as Node's spawn applies it (see execFile).
-  const launch = sharedHost().startLaunch({ __proto__: null, ...request, timeout: 0 });
+  // The deadline is kept by the ChildProcess, as Node's spawn keeps it.
+  const launch = sharedHost().startLaunch(deadlineKeptByCaller(request));
   countHelperLaunch();
   const child = new DropInChildProcess(launch.child, launch.launched, {
     ipc: request.ipc, signal, killSignal: request.killSignal, timeout: request.timeout,

@@ -21,17 +21,6 @@ export function deliverExit(child, status, signal, flags, afterExit) {
   drainAfterExit(child, afterExit);
 }
 
-// The helper applies `timeout` to the running process. A launch the helper has not
-// even started this long after its deadline (every launch thread stuck) is given up
-// on the calling thread, and reported as the timeout it is.
-const LAUNCH_DEADLINE_GRACE_MS = 1000;
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
-/** The timer that gives up on a launch not started long after its `timeout` (ms; 0: none), or null. */
-export function launchDeadline(timeout, overdue) {
-  return timeout > 0 ? setTimeout(overdue, Math.min(timeout + LAUNCH_DEADLINE_GRACE_MS, MAX_TIMER_MS)).unref() : null;
-}
-
 /**
  * A launch that never produced a process before its deadline: ended as a timeout, with
  * the kill signal, as child_process reports a child its timeout killed.

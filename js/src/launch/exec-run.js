@@ -4,6 +4,7 @@
 import { getSystemErrorName } from "node:util";
 import { EXIT_FLAG } from "../protocol/generated.js";
 import { asExecError, commandFailed, maxBufferExceeded } from "../core/errors.js";
+import { hasDeadline, startCallTimer } from "../core/deadline.js";
 
 /**
  * Runs a normalized exec request to completion.
@@ -28,7 +29,7 @@ export function runToCompletion(backend, request) {
 
 /** True for an exec request the helper backend may run on its lean path. */
 export function isPlainExec(request) {
-  return !(request.timeout > 0) && request.signal === undefined && request.input === undefined && request.completeWhen === undefined;
+  return !hasDeadline(request) && request.signal === undefined && request.input === undefined && request.completeWhen === undefined;
 }
 
 /**
@@ -132,12 +133,10 @@ function collect({ child, launched }, request, resolve, reject, killChild = (sig
   // helper has applied the same deadline (even while this thread was busy) and ends a
   // child that ignores the signal; a child that had already exited, its pipes held by
   // a grandchild, settles now with its own status, as with child_process.
-  if (request.timeout > 0) {
-    timer = setTimeout(() => {
-      timedOut = true;
-      kill();
-    }, request.timeout);
-  }
+  timer = startCallTimer(request, () => {
+    timedOut = true;
+    kill();
+  });
 
   const gather = (stream, output, name) => {
     if (!stream) return;

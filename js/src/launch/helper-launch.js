@@ -4,7 +4,8 @@
 import { AsyncResource } from "node:async_hooks";
 import { HostChild, watchAbortSignal } from "./host-child.js";
 import { childStreams } from "./handover.js";
-import { deliverClose, deliverExit, drainAfterExit, launchDeadline, setTimedOutBeforeStart } from "./child-end.js";
+import { deliverClose, deliverExit, drainAfterExit, setTimedOutBeforeStart } from "./child-end.js";
+import { startLaunchDeadline } from "../core/deadline.js";
 import { giveStdioThen } from "./given-stdio.js";
 import { encodeRequestFrame } from "../protocol/spawn-frame.js";
 import { awaitSpawnedPid } from "../sync/launch.js";
@@ -82,7 +83,7 @@ export class HelperLaunch {
     this.#abortedBeforeCall = request.signal?.aborted === true;
     if (this.#abortedBeforeCall) this.#pendingKill = request.killSignal;
     else watchAbortSignal(this.child, request.signal, request.killSignal);
-    this.#launchDeadline = launchDeadline(request.timeout, () => this.#launchOverdue());
+    this.#launchDeadline = startLaunchDeadline(request, () => this.#launchOverdue());
     channel.ready.then(() => (request.given ? this.#give() : this.#sendSpawn()), (error) => this.#onGone(error));
   }
 

@@ -5,6 +5,7 @@
 // The public face (validation, encoding, `output`, thrown errors) sits on top of this.
 import { createRequire } from "node:module";
 import { ProtocolError, errnoOf } from "../core/errors.js";
+import { BlockingDeadline } from "../core/deadline.js";
 import { EXIT_FLAG } from "../protocol/generated.js";
 import { spawnRequestOptions } from "../protocol/spawn-request.js";
 
@@ -86,7 +87,8 @@ export function spawnSyncThroughHelper(sync, request) {
   // limit, not LATE_ANSWER_MS, to answer a ping, so a slow launch is not ETIMEDOUT
   // (Node gives ENOENT for a missing program whatever the timeout), while a helper
   // stopped before it started the child still cannot hold the call much longer.
-  const wait = { deadline: request.timeout > 0 ? performance.now() + request.timeout : Infinity, lateAnswerMs: Infinity };
+  const deadline = new BlockingDeadline(request);
+  const wait = { deadline: deadline.at, lateAnswerMs: Infinity };
   while (owed > 0 || (started && !inputSettled())) {
     const message = sync.receive(wait);
     if (message === null) return timedOutHere(request, killSignal, pid, exit, output);
@@ -97,7 +99,8 @@ export function spawnSyncThroughHelper(sync, request) {
       case "spawned":
         pid = values[1];
         started = true;
-        if (request.timeout > 0) wait.deadline = performance.now() + request.timeout;
+        deadline.childStarted();
+        wait.deadline = deadline.at;
         wait.lateAnswerMs = undefined;
         break;
       case "spawn_error":
