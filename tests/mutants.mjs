@@ -222,6 +222,20 @@ export const mutants = [
     pattern: "timeout kills a child that waits",
   },
   {
+    name: "register loads the drop-in at start",
+    breaks: "every process under the flag pays for the launch machinery, launching or not",
+    edits: [{ file: "js/src/register.js", find: 'import { NODE_FUNCTION, builtinModule, nodeChildProcess } from "./core/node-child-process.js";\n', replace: 'import { NODE_FUNCTION, builtinModule, nodeChildProcess } from "./core/node-child-process.js";\nimport "./drop-in/index.js";\n' }],
+    tests: ["register.test.js"],
+    pattern: "two small modules",
+  },
+  {
+    name: "register's stand-ins call Node's own functions",
+    breaks: "under the flag, no launch goes through the helper",
+    edits: [{ file: "js/src/register.js", find: 'return sharedHost().mode === "helper" ? dropIn : node;', replace: "return node;" }],
+    tests: ["register.test.js"],
+    pattern: "named, default and CommonJS imports",
+  },
+  {
     name: "no escalation after a timeout",
     breaks: "a timed-out child that ignores its kill signal runs on",
     edits: [{ file: "helper/session/child.cpp", find: "  if (kill_signal_ == sigkill_number || exited_) return;", replace: "  return;" }],

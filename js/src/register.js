@@ -4,18 +4,63 @@
 // builtin module's functions for spawnhost/child_process's and re-syncs the builtin's
 // ESM named exports, so `require("child_process")`, default and named imports, and
 // libraries in node_modules all reach the helper.
+//
+// The flag costs nothing until it is used: what it installs at start is a stand-in per
+// function, from node builtins alone. The first call of any of them loads the drop-in
+// (synchronously: spawn() and spawnSync() answer in the call), asks the shared host
+// whether a helper fits here, and puts the drop-in's functions in place, or Node's own
+// again where none fits (SPAWNHOST_INLINE_FALLBACK, warned once). A stand-in someone
+// kept a reference to forwards to whichever was chosen.
 import { createRequire, syncBuiltinESMExports } from "node:module";
-import * as dropIn from "./drop-in/index.js";
-import { builtinModule, sharedHost } from "./drop-in/shared-host.js";
+import { promisify } from "node:util";
+import { NODE_FUNCTION, builtinModule, nodeChildProcess } from "./core/node-child-process.js";
 
 const REPLACED = ["spawn", "exec", "execFile", "fork", "spawnSync", "execSync", "execFileSync"];
 const SPECIFIER = "spawnhost/register";
+const require = createRequire(import.meta.url);
 
-// Where no helper fits, the host runs inline and has already warned once
-// (SPAWNHOST_INLINE_FALLBACK); node:child_process then stays exactly as it is.
-if (sharedHost().mode === "helper" && builtinModule.spawn !== dropIn.spawn) {
-  for (const name of REPLACED) builtinModule[name] = dropIn[name];
+if (!builtinModule.spawn[NODE_FUNCTION]) {
+  const node = nodeChildProcess;
+  let chosen = null;
+  const choose = () => {
+    if (chosen) return chosen;
+    chosen = chooseFunctions(node);
+    for (const name of REPLACED) builtinModule[name] = chosen[name];
+    syncBuiltinESMExports();
+    return chosen;
+  };
+  for (const name of REPLACED) builtinModule[name] = standIn(name, node[name], choose);
   syncBuiltinESMExports();
+}
+
+// The drop-in's functions where the shared host runs a helper, else Node's own.
+function chooseFunctions(node) {
+  if (process.features.require_module !== true) {
+    throw new Error(`spawnhost/register loads spawnhost/child_process synchronously at the first launch, which needs require() of ES modules: Node ^20.19 or >=22.12, not ${process.version}`);
+  }
+  const dropIn = require("./drop-in/index.js");
+  const { sharedHost } = require("./drop-in/shared-host.js");
+  return sharedHost().mode === "helper" ? dropIn : node;
+}
+
+// What stands in for Node's function `original` until the first call: its name, its
+// length and (exec, execFile) a promisified form, each forwarding to the chosen one.
+function standIn(name, original, choose) {
+  const forward = {
+    [original.name](...args) {
+      return choose()[name].apply(this, args);
+    },
+  }[original.name];
+  Object.defineProperty(forward, "length", { value: original.length });
+  Object.defineProperty(forward, NODE_FUNCTION, { value: original });
+  if (typeof original[promisify.custom] === "function") {
+    Object.defineProperty(forward, promisify.custom, {
+      value: function (...args) {
+        return choose()[name][promisify.custom].apply(this, args);
+      },
+    });
+  }
+  return forward;
 }
 
 // Node children would inherit the flag through process.execArgv (fork's default) and

@@ -93,6 +93,19 @@ test("import \"spawnhost/register\" as an entry file's first line works", async 
   assert.equal(JSON.parse(stdout).helper, 1);
 });
 
+test("the flag loads two small modules at start, and the drop-in only at the first launch", async () => {
+  const script = "import { execFileSync } from 'node:child_process'; process.stderr.write('launching\\n'); execFileSync('true');" +
+    " const { stats } = await import('spawnhost/child_process'); process.stderr.write('launched ' + JSON.stringify(stats()) + '\\n');";
+  const { stderr } = await run(process.execPath, ["--import", fixture("trace-resolve.mjs"), "--import", "spawnhost/register", "--input-type=module", "-e", script], {
+    env: { ...process.env, NODE_OPTIONS: "" }, timeout: 30_000,
+  });
+  const [before] = stderr.split("launching\n");
+  const loaded = [...before.matchAll(/^resolved (file:\S+)$/gm)].map((m) => fileURLToPath(m[1]))
+    .filter((path) => path.startsWith(repository)).map((path) => path.slice(repository.length));
+  assert.deepEqual(loaded.sort(), ["js/src/core/node-child-process.js", "js/src/register.js"]);
+  assert.match(stderr, /launched \{"helper":1,/);
+});
+
 test("without a helper for the platform, register leaves child_process alone and warns once", async () => {
   // An installed copy without its platform package, outside this repository.
   const project = scratchDir("spawnhost-register-");

@@ -1,27 +1,10 @@
 // The drop-in face's shared state: node:child_process's own functions (captured before
 // register.js replaces them), the one default ProcessHost every drop-in call uses, its
 // options (configure() or SPAWNHOST_OPTIONS), and the launch counts stats() reports.
-import { createRequire } from "node:module";
 import { ProcessHost } from "../host/host.js";
 
-// The CommonJS module object is what register.js patches (and what ESM named imports
-// are synced from), so the originals are read from it once, at load time.
-const builtin = createRequire(import.meta.url)("node:child_process");
-
-/** node:child_process's own functions, as they were before anything replaced them. */
-export const nodeChildProcess = Object.freeze({
-  spawn: builtin.spawn,
-  exec: builtin.exec,
-  execFile: builtin.execFile,
-  fork: builtin.fork,
-  spawnSync: builtin.spawnSync,
-  execSync: builtin.execSync,
-  execFileSync: builtin.execFileSync,
-  ChildProcess: builtin.ChildProcess,
-});
-
-/** The module object `require("node:child_process")` returns (register.js patches it). */
-export const builtinModule = builtin;
+// Node's own functions and the module register.js patches: core/node-child-process.js.
+export { builtinModule, nodeChildProcess } from "../core/node-child-process.js";
 
 const HOST_OPTION_NAMES = ["maxLaunchThreads", "killGraceMs", "helperPath", "fallback", "helperTimeoutMs"];
 

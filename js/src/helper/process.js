@@ -12,11 +12,12 @@ import { HandleInbox } from "./handles.js";
 import { streamPipeFor } from "./stream-pipes.js";
 import { HelperExitedError } from "../core/errors.js";
 import { syncPipeName } from "../sync/windows.js";
+import { nodeChildProcess } from "../core/node-child-process.js";
 
 // node:child_process's own spawn, read once at load: spawnhost/register later replaces
 // the builtin's exports (ESM named imports included), and the helper must not be
 // started through the helper.
-const { spawn } = createRequire(import.meta.url)("node:child_process");
+const { spawn } = nodeChildProcess;
 
 /** This package's version: the helper's hello must name the same. */
 export const PACKAGE_VERSION = createRequire(import.meta.url)("../../package.json").version;

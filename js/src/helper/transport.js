@@ -2,14 +2,14 @@
 // docker/podman/kubectl exec -i). The channel speaks the same protocol over it; this
 // file validates the option, starts the command (with the bootstrap as its remote
 // command unless told not to), and holds the rules for what a remote helper cannot do.
-import { createRequire } from "node:module";
 import { basename } from "node:path";
 import { BootstrapReader, bootstrapArgv, shellJoin, uploadableHelpers } from "./bootstrap.js";
 import { invalidOption } from "../core/errors.js";
+import { nodeChildProcess } from "../core/node-child-process.js";
 
 // node:child_process's own spawn, read at load as helper/channel.js does: spawnhost/register
 // may later replace the builtin's exports.
-const { spawn } = createRequire(import.meta.url)("node:child_process");
+const { spawn } = nodeChildProcess;
 
 /**
  * Validates ProcessHost's `transport` option.

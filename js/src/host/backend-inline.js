@@ -2,7 +2,7 @@
 // normalized by core/options.js and maps a ChildProcess's events onto a HostChild.
 // child_process is imported as a namespace and read at call time, so a test that
 // mocks the module (node:test's mock.module) is seen by every launch.
-import * as childProcess from "node:child_process";
+import { nodeChildProcess as childProcess } from "../core/node-child-process.js";
 import { HostChild, watchAbortSignal } from "../launch/host-child.js";
 import { spawnSyncInline } from "../sync/launch.js";
 

@@ -3,15 +3,15 @@
 // (lib/child_process.js then shapes it). Node's own spawnSync would fork this process;
 // here only the helper creates processes, so the cost does not grow with our memory.
 // The public face (validation, encoding, `output`, thrown errors) sits on top of this.
-import { createRequire } from "node:module";
 import { ProtocolError, errnoOf } from "../core/errors.js";
 import { BlockingDeadline } from "../core/deadline.js";
 import { EXIT_FLAG } from "../protocol/generated.js";
 import { spawnRequestOptions } from "../protocol/spawn-request.js";
+import { nodeChildProcess } from "../core/node-child-process.js";
 
 // node:child_process's own spawnSync, read once at load: spawnhost/register replaces the
 // module's functions later, and the fallback below must not call back into the face.
-const nodeSpawnSync = createRequire(import.meta.url)("node:child_process").spawnSync;
+const nodeSpawnSync = nodeChildProcess.spawnSync;
 
 /**
  * A spawnSync request, normalized by the caller (shell already applied).
