@@ -12,9 +12,10 @@
 // again where none fits (SPAWNHOST_INLINE_FALLBACK, warned once). A stand-in someone
 // kept a reference to forwards to whichever was chosen.
 import { createRequire, syncBuiltinESMExports } from "node:module";
-import { promisify } from "node:util";
 import { NODE_FUNCTION, builtinModule, nodeChildProcess } from "./core/node-child-process.js";
 
+// util.promisify.custom, by its registered name (node:util need not load for it).
+const PROMISIFY_CUSTOM = Symbol.for("nodejs.util.promisify.custom");
 const REPLACED = ["spawn", "exec", "execFile", "fork", "spawnSync", "execSync", "execFileSync"];
 const SPECIFIER = "spawnhost/register";
 const require = createRequire(import.meta.url);
@@ -53,10 +54,10 @@ function standIn(name, original, choose) {
   }[original.name];
   Object.defineProperty(forward, "length", { value: original.length });
   Object.defineProperty(forward, NODE_FUNCTION, { value: original });
-  if (typeof original[promisify.custom] === "function") {
-    Object.defineProperty(forward, promisify.custom, {
+  if (typeof original[PROMISIFY_CUSTOM] === "function") {
+    Object.defineProperty(forward, PROMISIFY_CUSTOM, {
       value: function (...args) {
-        return choose()[name][promisify.custom].apply(this, args);
+        return choose()[name][PROMISIFY_CUSTOM].apply(this, args);
       },
     });
   }
