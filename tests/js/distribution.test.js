@@ -38,8 +38,9 @@ describe("package manifests", () => {
     assert.equal(jsPackage.dependencies["@spawnhost/linux-x64"], undefined, "a hard dependency would fail elsewhere");
   });
 
-  test("spawnhost declares the Node versions it is tested on", () => {
-    assert.equal(jsPackage.engines.node, ">=20");
+  test("spawnhost declares the Node versions it runs on: those where require() loads ES modules, as register needs", () => {
+    assert.equal(jsPackage.engines.node, "^20.19.0 || >=22.12.0");
+    assert.equal(process.features.require_module, true, `this Node (${process.version}) is in that range`);
   });
 
   for (const [key, name] of Object.entries(PLATFORM_PACKAGES)) {
