@@ -111,7 +111,7 @@ test("spawnSync and early pids create processes only on the helper's threads", {
     // LeakSanitizer cannot run under ptrace: a sanitized helper checks no leaks here.
     env: { ...process.env, SPAWNHOST_HELPER_PATH: locateHelper(), ASAN_OPTIONS: `${process.env.ASAN_OPTIONS ?? ""}:detect_leaks=0` },
   });
-  assert.equal(run.status, 0, run.stderr);
+  assert.equal(run.status, 0, `strace ended with ${run.error ?? `signal ${run.signal}`}: ${run.stderr}`);
   const { nodePid, created } = processCreatorsByProcess(dir);
   // Node created one process (the helper); the helper created the 4 children.
   assert.deepEqual([...created.values()].sort(), [1, 4]);
