@@ -311,7 +311,8 @@ export const mutants = [
   {
     name: "register leaves ESM named imports alone",
     breaks: "import { spawn } from \"node:child_process\" still reaches Node's own spawn under register",
-    edits: [{ file: "js/src/register.js", find: "  for (const name of REPLACED) builtinModule[name] = dropIn[name];\n  syncBuiltinESMExports();\n", replace: "  for (const name of REPLACED) builtinModule[name] = dropIn[name];\n" },
+    edits: [{ file: "js/src/register.js", find: "  for (const name of REPLACED) builtinModule[name] = standIn(name, node[name], choose);\n  syncBuiltinESMExports();\n", replace: "  for (const name of REPLACED) builtinModule[name] = standIn(name, node[name], choose);\n" },
+      { file: "js/src/register.js", find: "    for (const name of REPLACED) builtinModule[name] = chosen[name];\n    syncBuiltinESMExports();\n", replace: "    for (const name of REPLACED) builtinModule[name] = chosen[name];\n" },
       // The Worker swap re-syncs every builtin's exports too.
       { file: "js/src/register.js", find: "  workerThreads.Worker = Worker;\n  syncBuiltinESMExports();\n", replace: "  workerThreads.Worker = Worker;\n" }],
     tests: ["register.test.js"],
