@@ -316,7 +316,7 @@ export const mutants = [
       // The Worker swap re-syncs every builtin's exports too.
       { file: "js/src/register.js", find: "  workerThreads.Worker = Worker;\n  syncBuiltinESMExports();\n", replace: "  workerThreads.Worker = Worker;\n" }],
     tests: ["register.test.js"],
-    pattern: "named, default and CommonJS",
+    pattern: "named, default and CommonJS|modules loaded before the flag ran",
     modes: "inline,helper",
   },
   {
