@@ -231,7 +231,7 @@ export const mutants = [
   {
     name: "register's stand-ins call Node's own functions",
     breaks: "under the flag, no launch goes through the helper",
-    edits: [{ file: "js/src/register.js", find: 'return sharedHost().mode === "helper" ? dropIn : node;', replace: "return node;" }],
+    edits: [{ file: "js/src/register.js", find: 'return sharedHost().mode === "helper" ? dropIn : nodeChildProcess;', replace: "return nodeChildProcess;" }],
     tests: ["register.test.js"],
     pattern: "named, default and CommonJS imports",
   },
@@ -311,7 +311,7 @@ export const mutants = [
   {
     name: "register leaves ESM named imports alone",
     breaks: "import { spawn } from \"node:child_process\" still reaches Node's own spawn under register",
-    edits: [{ file: "js/src/register.js", find: "  for (const name of REPLACED) builtinModule[name] = standIn(name, node[name], choose);\n  syncBuiltinESMExports();\n", replace: "  for (const name of REPLACED) builtinModule[name] = standIn(name, node[name], choose);\n" },
+    edits: [{ file: "js/src/register.js", find: "  for (const name of REPLACED) builtinModule[name] = standIn(name, nodeChildProcess[name], choose);\n  syncBuiltinESMExports();\n", replace: "  for (const name of REPLACED) builtinModule[name] = standIn(name, nodeChildProcess[name], choose);\n" },
       { file: "js/src/register.js", find: "    for (const name of REPLACED) builtinModule[name] = chosen[name];\n    syncBuiltinESMExports();\n", replace: "    for (const name of REPLACED) builtinModule[name] = chosen[name];\n" },
       // The Worker swap re-syncs every builtin's exports too.
       { file: "js/src/register.js", find: "  workerThreads.Worker = Worker;\n  syncBuiltinESMExports();\n", replace: "  workerThreads.Worker = Worker;\n" }],

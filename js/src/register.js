@@ -21,27 +21,26 @@ const SPECIFIER = "spawnhost/register";
 const require = createRequire(import.meta.url);
 
 if (!builtinModule.spawn[NODE_FUNCTION]) {
-  const node = nodeChildProcess;
   let chosen = null;
   const choose = () => {
     if (chosen) return chosen;
-    chosen = chooseFunctions(node);
+    chosen = chooseFunctions();
     for (const name of REPLACED) builtinModule[name] = chosen[name];
     syncBuiltinESMExports();
     return chosen;
   };
-  for (const name of REPLACED) builtinModule[name] = standIn(name, node[name], choose);
+  for (const name of REPLACED) builtinModule[name] = standIn(name, nodeChildProcess[name], choose);
   syncBuiltinESMExports();
 }
 
 // The drop-in's functions where the shared host runs a helper, else Node's own.
-function chooseFunctions(node) {
+function chooseFunctions() {
   if (process.features.require_module !== true) {
     throw new Error(`spawnhost/register loads spawnhost/child_process synchronously at the first launch, which needs require() of ES modules: Node ^20.19 or >=22.12, not ${process.version}`);
   }
   const dropIn = require("./drop-in/index.js");
   const { sharedHost } = require("./drop-in/shared-host.js");
-  return sharedHost().mode === "helper" ? dropIn : node;
+  return sharedHost().mode === "helper" ? dropIn : nodeChildProcess;
 }
 
 // What stands in for Node's function `original` until the first call: its name, its

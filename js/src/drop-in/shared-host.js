@@ -3,8 +3,8 @@
 // options (configure() or SPAWNHOST_OPTIONS), and the launch counts stats() reports.
 import { ProcessHost } from "../host/host.js";
 
-// Node's own functions and the module register.js patches: core/node-child-process.js.
-export { builtinModule, nodeChildProcess } from "../core/node-child-process.js";
+// Node's own functions, for the drop-in's rooms: core/node-child-process.js.
+export { nodeChildProcess } from "../core/node-child-process.js";
 
 const HOST_OPTION_NAMES = ["maxLaunchThreads", "killGraceMs", "helperPath", "fallback", "helperTimeoutMs"];
 
