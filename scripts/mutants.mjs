@@ -100,8 +100,17 @@ function killStrays(runMark) {
   }
 }
 
-// Runs the mutant's tests; resolves with { code, failed: [test names], output }.
-function runTests(root, m, helperPath) {
+// A failed test in the TAP stream, at any depth (a todo's failure is none). TAP reports
+// a test before the suite around it: the first failure is the test. A test file
+// reported as a whole did not load or hung: that is no test catching it.
+const FAILED_LINE = /^\s*not ok \d+ - (.*)$/gm;
+const failedNames = (output, root) => [...output.matchAll(FAILED_LINE)].map((match) => match[1])
+  .filter((name) => !/ # TODO\b/.test(name)).map((name) => name.replace(/ # .*$/, "")).filter((name) => !name.startsWith(root));
+
+// Runs the mutant's tests; resolves with { code, failed: [test names], output }. With
+// `firstFailure` the run ends at its first failed test, all a mutant's run must show
+// (most are caught in their first seconds, and their files ran on for the rest).
+function runTests(root, m, helperPath, { firstFailure = false } = {}) {
   const argv = ["--test", "--test-concurrency=1", `--test-timeout=${TEST_TIMEOUT_MS}`, "--test-reporter=tap"];
   if (m.pattern) argv.push(`--test-name-pattern=${m.pattern}`);
   argv.push(...m.tests.map((t) => `tests/js/${t}`));
@@ -114,17 +123,25 @@ function runTests(root, m, helperPath) {
       detached: true,
     });
     let output = "";
-    child.stdout.on("data", (chunk) => { output += chunk; });
+    let stdout = "";
+    let scanned = 0; // stdout up to here holds no failure
+    const stop = () => { try { process.kill(-child.pid, "SIGKILL"); } catch { /* gone */ } };
+    child.stdout.on("data", (chunk) => {
+      output += chunk;
+      if (!firstFailure || scanned < 0) return;
+      stdout += chunk;
+      const complete = stdout.lastIndexOf("\n") + 1; // whole lines only
+      if (failedNames(stdout.slice(scanned, complete), root).length > 0) {
+        scanned = -1;
+        stop();
+      } else scanned = complete;
+    });
     child.stderr.on("data", (chunk) => { output += chunk; });
-    const timer = setTimeout(() => { try { process.kill(-child.pid, "SIGKILL"); } catch { /* gone */ } }, RUN_LIMIT_MS);
+    const timer = setTimeout(stop, RUN_LIMIT_MS);
     child.on("close", (code, signal) => {
       clearTimeout(timer);
       killStrays(runMark);
-      // TAP reports a test before the suite around it: the first failure is the test.
-      // A test file reported as a whole did not load or hung: that is no test catching it.
-      const failed = [...output.matchAll(/^\s*not ok \d+ - (.*)$/gm)].map((match) => match[1].replace(/ # .*$/, ""))
-        .filter((name) => !name.startsWith(root));
-      resolve({ code: code ?? signal, failed, output });
+      resolve({ code: code ?? signal, failed: failedNames(output, root), output });
     });
   });
 }
@@ -182,7 +199,7 @@ async function runMutant(workRoot, m) {
     if (broken) {
       row = { result: "DID NOT BUILD", by: broken.split("\n")[0] };
     } else {
-      const { code, failed } = await runTests(workRoot, m, helperPath);
+      const { code, failed } = await runTests(workRoot, m, helperPath, { firstFailure: true });
       if (code === 0) row = { result: "SURVIVED", by: "-" };
       else if (failed.length) row = { result: "caught", by: `${m.tests.length > 1 ? "" : `${m.tests[0]}: `}${failed[0]}` };
       else row = { result: "NO TEST FAILED", by: `the run ended with ${code}` };
