@@ -97,7 +97,8 @@ export class HelperOutput extends Readable {
  * makes write() return false and `drain` fire when the child really reads.
  */
 export class HelperInput extends Writable {
-  // Node's child.stdin is a net.Socket made with readable: false, and code reads it.
+  // Node's child.stdin is a net.Socket made with readable: false, and code reads it
+  // (test-child-process-stdin.js). An own field: a getter would be shadowed by it.
   readable = false;
   #send;
   #end;
@@ -125,11 +126,6 @@ export class HelperInput extends Writable {
     this.#end = end;
     this.#running = running;
     trackCork(this);
-  }
-
-  /** Node's stdin is a socket that says readable: false (test-child-process-stdin.js checks it). */
-  get readable() {
-    return false;
   }
 
   _write(chunk, encoding, callback) {
