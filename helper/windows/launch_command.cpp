@@ -74,4 +74,15 @@ launched_process launch_failure(const char* stage, std::error_code error) {
   return out;
 }
 
+BOOL create_process(launch_command& plan, BOOL inherit_handles, DWORD flags, STARTUPINFOW* startup,
+                    PROCESS_INFORMATION* info) {
+  for (int attempt = 1;; ++attempt) {
+    if (CreateProcessW(plan.application.c_str(), plan.command.data(), nullptr, nullptr, inherit_handles, flags,
+                       plan.environment.empty() ? nullptr : plan.environment.data(), plan.cwd.c_str(), startup, info)) {
+      return TRUE;
+    }
+    if (GetLastError() != ERROR_INTERNAL_ERROR || attempt == 2) return FALSE;
+  }
+}
+
 }  // namespace spawnhost::windows

@@ -179,9 +179,7 @@ launched_process launch_process(const spawn_request& r, const launch_context& co
 
   PROCESS_INFORMATION info{};
   const auto t0 = std::chrono::steady_clock::now();
-  const BOOL created = CreateProcessW(plan.application.c_str(), plan.command.data(), nullptr, nullptr, TRUE, flags,
-                                      plan.environment.empty() ? nullptr : plan.environment.data(),
-                                      plan.cwd.c_str(), &startup.StartupInfo, &info);
+  const BOOL created = windows::create_process(plan, TRUE, flags, &startup.StartupInfo, &info);
   if (!created) {
     const DWORD e = GetLastError();
     // A missing cwd reads as ENOENT, like libuv; anything else by libuv's table.

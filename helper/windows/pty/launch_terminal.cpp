@@ -111,8 +111,7 @@ launched_process launch_terminal(const spawn_request& r, const launch_context&) 
 
   PROCESS_INFORMATION info{};
   const auto t0 = std::chrono::steady_clock::now();
-  if (!CreateProcessW(plan.application.c_str(), plan.command.data(), nullptr, nullptr, FALSE, flags,
-                      plan.environment.empty() ? nullptr : plan.environment.data(), plan.cwd.c_str(), &startup.StartupInfo, &info)) {
+  if (!windows::create_process(plan, FALSE, flags, &startup.StartupInfo, &info)) {
     const DWORD e = GetLastError();
     return fail("exec", win32_error(e == ERROR_DIRECTORY ? ERROR_PATH_NOT_FOUND : e));  // as process.cpp
   }
