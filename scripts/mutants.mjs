@@ -123,18 +123,19 @@ function runTests(root, m, helperPath, { firstFailure = false } = {}) {
       detached: true,
     });
     let output = "";
-    let stdout = "";
-    let scanned = 0; // stdout up to here holds no failure
+    let partLine = ""; // stdout's last line while it is incomplete
+    let stopped = false;
     const stop = () => { try { process.kill(-child.pid, "SIGKILL"); } catch { /* gone */ } };
     child.stdout.on("data", (chunk) => {
       output += chunk;
-      if (!firstFailure || scanned < 0) return;
-      stdout += chunk;
-      const complete = stdout.lastIndexOf("\n") + 1; // whole lines only
-      if (failedNames(stdout.slice(scanned, complete), root).length > 0) {
-        scanned = -1;
+      if (!firstFailure || stopped) return;
+      const text = partLine + chunk;
+      const complete = text.lastIndexOf("\n") + 1; // whole lines only
+      partLine = text.slice(complete);
+      if (failedNames(text.slice(0, complete), root).length > 0) {
+        stopped = true;
         stop();
-      } else scanned = complete;
+      }
     });
     child.stderr.on("data", (chunk) => { output += chunk; });
     const timer = setTimeout(stop, RUN_LIMIT_MS);
